@@ -1,0 +1,46 @@
+// BackendSpec: what templates/<backend>/backend.yaml says about a backend. A backend is data:
+// this file is all the C++ knows about any of them (see templates/README.md for the format).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace msc::emit {
+
+struct ProjectFile {
+  std::string template_name;  ///< relative to the backend folder, e.g. "project/model.py.j2".
+  std::string output;         ///< relative to --out, e.g. "model.py".
+};
+
+struct CopyTree {
+  std::string from;  ///< relative to the backend folder (may leave it, e.g. "../../runtime/vulkan").
+  std::string to;    ///< relative to --out.
+};
+
+struct BackendSpec {
+  std::string name;
+  std::string summary;
+  std::string dir;                        ///< the backend folder.
+  std::string op_template;                ///< e.g. "ops/{path}.py.j2"; {path} = optype with '.' -> '/'.
+  std::vector<std::string> op_sections;   ///< each per-op snippet is rendered once per section.
+  std::vector<std::string> no_snippet;    ///< optypes rendered by project templates alone (e.g. input).
+  std::vector<ProjectFile> files;
+  std::vector<CopyTree> copy;
+  std::string weights_output;             ///< where bound weights go ("weights.safetensors").
+  std::string golden_output;              ///< folder for golden data ("golden").
+  std::vector<std::string> reserved_names;  ///< never used as identifiers (keywords, modules).
+  long long memory_alignment = 0;         ///< > 0: plan an arena for intermediates (bytes).
+
+  /// Snippet path for an optype, relative to dir: "nn.conv2d" -> "ops/nn/conv2d.py.j2".
+  std::string OpTemplateFor(const std::string& optype) const;
+};
+
+/// Loads <templates_root>/<backend>/backend.yaml. Strict like the opdef loader: unknown or
+/// duplicate keys and bad types are msc::Error "<file>:<line>:<col>: ...". An unknown backend
+/// lists the available ones.
+BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string& backend);
+
+/// Backend folder names under templates_root that hold a backend.yaml, sorted.
+std::vector<std::string> ListBackends(const std::string& templates_root);
+
+}  // namespace msc::emit

@@ -1,0 +1,227 @@
+#include "generator/emit/context.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "generator/common/error.h"
+#include "generator/emit/naming.h"
+
+namespace msc::emit {
+
+namespace {
+
+Json TensorContext(const ir::MSCTensor& t) {
+  Json j = Json::object();
+  j["name"] = t.name;
+  j["alias"] = t.alias;
+  j["dtype"] = t.dtype;
+  j["layout"] = t.layout;
+  j["shape"] = t.shape;
+  j["prims"] = t.prims;
+  j["ndim"] = t.shape.size();
+  int64_t numel = t.Numel();
+  j["numel"] = numel;
+  j["nbytes"] = numel < 0 ? -1 : numel * ir::MSCTensor::DtypeBytes(t.dtype);
+  Json dims = Json::object();
+  std::set<char> letters(t.layout.begin(), t.layout.end());
+  if (t.layout.size() == t.shape.size() && letters.size() == t.layout.size())
+    for (size_t i = 0; i < t.shape.size(); ++i) dims[std::string(1, t.layout[i])] = t.shape[i];
+  j["dims"] = dims;
+  j["is_weight"] = false;
+  j["is_graph_input"] = false;
+  j["is_graph_output"] = false;
+  return j;
+}
+
+}  // namespace
+
+Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs, const BackendSpec& spec) {
+  IdentifierPool idents(std::set<std::string>(spec.reserved_names.begin(), spec.reserved_names.end()));
+  Json g = Json::object();
+  g["name"] = graph.name;
+  g["ident"] = idents.Make(graph.name, "graph");
+
+  std::set<std::string> graph_inputs(graph.inputs.begin(), graph.inputs.end());
+  std::set<std::string> graph_outputs(graph.outputs.begin(), graph.outputs.end());
+  std::map<std::string, std::vector<std::string>> consumers;
+  for (const auto& n : graph.nodes)
+    for (const auto& in : n.inputs) {
+      auto& c = consumers[in];
+      if (c.empty() || c.back() != n.name) c.push_back(n.name);
+    }
+
+  std::map<std::string, Json> tensors;  // tensor name -> context, for resolving inputs
+  std::map<std::string, Json> weights;  // weight name -> context
+  Json weight_list = Json::array();
+  Json nodes = Json::array();
+  std::vector<std::string> optypes;
+
+  for (const auto& n : graph.nodes) {
+    Json node = Json::object();
+    const std::string node_ident = idents.Make(n.name, "node");
+    node["index"] = n.index;
+    node["name"] = n.name;
+    node["ident"] = node_ident;
+    node["optype"] = n.optype;
+    size_t dot = n.optype.find('.');
+    node["ns"] = dot == std::string::npos ? "" : n.optype.substr(0, dot);
+    node["op"] = dot == std::string::npos ? n.optype : n.optype.substr(dot + 1);
+    const opdef::OpDef* def = opdefs.Find(n.optype);
+    node["summary"] = def ? def->summary : "";
+    node["parents"] = n.parents;
+    node["shared_ref"] = n.shared_ref;
+    if (std::find(optypes.begin(), optypes.end(), n.optype) == optypes.end()) optypes.push_back(n.optype);
+
+    Json inputs = Json::array();
+    for (const auto& in : n.inputs) inputs.push_back(tensors.at(in));
+    node["inputs"] = inputs;
+
+    Json outputs = Json::array();
+    bool is_output = false;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      Json t = TensorContext(n.outputs[k]);
+      t["ident"] = n.outputs.size() == 1 ? node_ident : node_ident + "_" + std::to_string(k);
+      t["producer"] = n.name;
+      t["producer_ident"] = node_ident;
+      t["out_idx"] = k;
+      t["consumers"] = consumers.count(n.outputs[k].name) ? Json(consumers[n.outputs[k].name]) : Json::array();
+      t["is_graph_input"] = graph_inputs.count(n.outputs[k].name) > 0;
+      t["is_graph_output"] = graph_outputs.count(n.outputs[k].name) > 0;
+      is_output = is_output || t["is_graph_output"].get<bool>();
+      tensors[n.outputs[k].name] = t;
+      outputs.push_back(t);
+    }
+    node["outputs"] = outputs;
+    node["is_output"] = is_output;
+
+    Json attrs = Json::object();
+    Json attrs_raw = Json::object();
+    for (const auto& [k, v] : n.attrs) attrs_raw[k] = v;
+    if (def) {
+      for (const auto& a : def->attrs) {
+        const std::string* raw = n.FindAttr(a.name);
+        if (!raw) {
+          attrs[a.name] = a.default_value;
+          continue;
+        }
+        try {
+          attrs[a.name] = opdef::ParseAttr(a, *raw);
+        } catch (const Error& e) {
+          throw Error(graph.source + ": node " + Json(n.name).dump() + " attr '" + a.name + "': " + e.what());
+        }
+      }
+    }
+    for (const auto& [k, v] : n.attrs)
+      if (!attrs.contains(k)) attrs[k] = v;  // not in the opdef: passed through as MSC's string
+    node["attrs"] = attrs;
+    node["attrs_raw"] = attrs_raw;
+
+    Json node_weights = Json::object();
+    for (const auto& [role, w] : n.weights) {
+      auto it = weights.find(w.name);
+      if (it == weights.end()) {
+        Json t = TensorContext(w);
+        t["ident"] = idents.Make(w.alias.empty() ? w.name : w.alias, "weight");
+        t["key"] = w.name;
+        t["is_weight"] = true;
+        t["role"] = role;
+        t["producer"] = n.name;
+        t["producer_ident"] = node_ident;
+        it = weights.emplace(w.name, t).first;
+        weight_list.push_back(t);
+      }
+      node_weights[role] = it->second;
+    }
+    node["weights"] = node_weights;
+    node["code"] = Json::object();
+    nodes.push_back(std::move(node));
+  }
+
+  Json ins = Json::array(), outs = Json::array();
+  for (const auto& name : graph.inputs) ins.push_back(tensors.at(name));
+  for (const auto& name : graph.outputs) outs.push_back(tensors.at(name));
+  g["inputs"] = ins;
+  g["outputs"] = outs;
+  g["nodes"] = std::move(nodes);
+  g["weights"] = weight_list;
+  g["optypes"] = optypes;
+  Json prims = Json::array();
+  for (const auto& p : graph.prims) {
+    Json jp = Json::object();
+    jp["index"] = p.index;
+    jp["name"] = p.name;
+    jp["ident"] = idents.Make(p.name, "prim");
+    jp["optype"] = p.optype;
+    jp["parents"] = p.parents;
+    Json pa = Json::object();
+    for (const auto& [k, v] : p.attrs) pa[k] = v;
+    jp["attrs"] = pa;
+    prims.push_back(jp);
+  }
+  g["prims"] = prims;
+  if (spec.memory_alignment > 0) PlanMemory(g, spec.memory_alignment);
+  Json ctx = Json::object();
+  ctx["graph"] = std::move(g);
+  return ctx;
+}
+
+void PlanMemory(Json& graph, long long alignment) {
+  struct Item {
+    std::string name;
+    long long nbytes, begin, end, offset = -1;
+  };
+  std::vector<Item> items;
+  std::map<std::string, size_t> by_name;
+  Json& nodes = graph["nodes"];
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& t : nodes[i]["outputs"]) {
+      if (t["is_graph_input"].get<bool>() || t["is_graph_output"].get<bool>()) continue;
+      if (nodes[i]["optype"] == "constant") continue;  // a weight, uploaded once
+      long long nbytes = t["nbytes"].get<long long>();
+      if (nbytes < 0)
+        throw Error("memory plan: tensor " + t["name"].dump() + " has a dynamic shape; this backend needs static shapes");
+      by_name[t["name"].get<std::string>()] = items.size();
+      items.push_back({t["name"].get<std::string>(), nbytes, static_cast<long long>(i), static_cast<long long>(i)});
+    }
+    for (const auto& t : nodes[i]["inputs"]) {
+      auto it = by_name.find(t["name"].get<std::string>());
+      if (it != by_name.end()) items[it->second].end = static_cast<long long>(i);
+    }
+  }
+  auto align = [&](long long v) { return (v + alignment - 1) / alignment * alignment; };
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return items[a].nbytes > items[b].nbytes; });
+  std::vector<size_t> placed;
+  long long peak = 0, naive = 0;
+  for (size_t idx : order) {
+    Item& it = items[idx];
+    naive += align(it.nbytes);
+    std::vector<std::pair<long long, long long>> busy;  // [offset, offset+size) of live overlaps
+    for (size_t p : placed) {
+      const Item& o = items[p];
+      if (o.begin <= it.end && it.begin <= o.end) busy.emplace_back(o.offset, o.offset + align(o.nbytes));
+    }
+    std::sort(busy.begin(), busy.end());
+    long long offset = 0;
+    for (const auto& [b, e] : busy) {
+      if (offset + align(it.nbytes) <= b) break;
+      offset = std::max(offset, e);
+    }
+    it.offset = offset;
+    peak = std::max(peak, offset + align(it.nbytes));
+    placed.push_back(idx);
+  }
+  Json list = Json::array();
+  for (const auto& it : items) list.push_back({{"name", it.name}, {"offset", it.offset}, {"nbytes", it.nbytes}});
+  for (auto& node : nodes)
+    for (const char* key : {"inputs", "outputs"})
+      for (auto& t : node[key]) {
+        auto f = by_name.find(t["name"].get<std::string>());
+        if (f != by_name.end()) t["offset"] = items[f->second].offset;
+      }
+  graph["memory"] = {{"alignment", alignment}, {"peak_bytes", peak}, {"naive_bytes", naive}, {"tensors", list}};
+}
+
+}  // namespace msc::emit

@@ -1,0 +1,171 @@
+#include "generator/emit/generate.h"
+
+#include <boost/filesystem.hpp>
+
+#include "generator/common/error.h"
+#include "generator/emit/context.h"
+#include "generator/emit/naming.h"
+#include "generator/emit/writer.h"
+#include "generator/ir/validate.h"
+#include "generator/tmpl/environment.h"
+#include "generator/weights/weights.h"
+
+namespace msc::emit {
+
+namespace fs = boost::filesystem;
+
+void RegisterCodegenFilters(tmpl::Environment& env) {
+  auto one_arg = [](const char* name, std::string (*fn)(const Json&)) {
+    return [name, fn](const std::vector<Json>& args, const Json&) -> Json {
+      if (args.size() != 1) throw Error(std::string("filter '") + name + "' takes no arguments");
+      return fn(args[0]);
+    };
+  };
+  env.AddFilter("py_literal", one_arg("py_literal", [](const Json& v) { return PyLiteral(v); }));
+  env.AddFilter("c_literal", one_arg("c_literal", [](const Json& v) { return CLiteral(v); }));
+  env.AddFilter("py_str", one_arg("py_str", [](const Json& v) {
+                  return PyStringLiteral(v.is_string() ? v.get<std::string>() : v.dump());
+                }));
+  // raise_error("message"): a template's way to reject what its backend cannot express.
+  env.AddFunction("raise_error", [](const std::vector<Json>& args, const Json&) -> Json {
+    throw Error(args.empty() ? std::string("raise_error() called") : args[0].is_string() ? args[0].get<std::string>() : args[0].dump());
+  });
+  env.AddFilter("c_str", one_arg("c_str", [](const Json& v) {
+                  return CStringLiteral(v.is_string() ? v.get<std::string>() : v.dump());
+                }));
+}
+
+bool HasSnippet(const BackendSpec& spec, const std::string& optype) {
+  return fs::is_regular_file(fs::path(spec.dir) / spec.OpTemplateFor(optype));
+}
+
+namespace {
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+/// Checks golden inputs/outputs against the graph and returns them keyed by tensor name.
+weights::TensorMap LoadGolden(const std::string& file, const ir::MSCGraph& graph,
+                              const std::vector<std::string>& names) {
+  weights::TensorMap found = weights::ReadSafetensors(file);
+  weights::TensorMap out;
+  std::string problems;
+  for (const auto& name : names) {
+    const ir::MSCTensor* t = graph.FindTensor(name);
+    auto it = found.find(name);
+    if (it == found.end() && t && !t->alias.empty()) it = found.find(t->alias);
+    if (it == found.end()) {
+      problems += "\n  tensor " + Json(name).dump() + (t && !t->alias.empty() ? " (alias " + Json(t->alias).dump() + ")" : "") + ": missing";
+      continue;
+    }
+    bool shape_ok = t && t->shape.size() == it->second.shape.size();
+    for (size_t i = 0; shape_ok && i < t->shape.size(); ++i)
+      shape_ok = t->shape[i] < 0 || t->shape[i] == it->second.shape[i];
+    if (!t || t->dtype != it->second.dtype || !shape_ok) {
+      problems += "\n  tensor " + Json(name).dump() + ": expected " + (t ? t->dtype + " " + Json(t->shape).dump() : "?") +
+                  ", file has " + it->second.dtype + " " + Json(it->second.shape).dump();
+      continue;
+    }
+    out[name] = it->second;
+  }
+  if (!problems.empty()) throw Error(file + ": golden data does not match the graph:" + problems);
+  return out;
+}
+
+}  // namespace
+
+GenerateSummary Generate(const GenerateOptions& o) {
+  const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
+  const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
+  const ir::MSCGraph graph = ir::LoadGraph(o.graph_path);
+  ir::Validate(graph, &opdefs);
+
+  for (const auto& n : graph.nodes) {
+    if (Contains(spec.no_snippet, n.optype) || HasSnippet(spec, n.optype)) continue;
+    throw Error("optype '" + n.optype + "' (node " + Json(n.name).dump() + ") has no " + spec.name +
+                " snippet: expected " + (fs::path(spec.dir) / spec.OpTemplateFor(n.optype)).string());
+  }
+
+  OutputTree tree;
+  weights::TensorMap bound;
+  bool needs_weights = false;
+  for (const auto& n : graph.nodes) needs_weights = needs_weights || !n.weights.empty();
+  if (!o.weights_path.empty()) {
+    bound = weights::BindGraphWeights(graph, weights::ReadWeights(o.weights_path), o.weights_path);
+  } else if (needs_weights) {
+    throw Error(o.graph_path + ": the graph has weights; pass --weights FILE (safetensors or TVM param dict)");
+  }
+  if (!spec.weights_output.empty()) {
+    tree.AddWriter(spec.weights_output, [bound](const std::string& path) { weights::WriteSafetensors(path, bound); });
+  }
+
+  bool has_golden = !o.golden_dir.empty();
+  Json golden_files = Json::array();  // extra golden files, e.g. a labelled dataset
+  if (has_golden) {
+    if (spec.golden_output.empty()) throw Error("backend '" + spec.name + "' declares no 'golden' folder in backend.yaml");
+    fs::path dir(o.golden_dir);
+    if (!fs::is_directory(dir)) throw Error(o.golden_dir + ": golden folder not found");
+    auto ins = LoadGolden((dir / "inputs.safetensors").string(), graph, graph.inputs);
+    auto outs = LoadGolden((dir / "outputs.safetensors").string(), graph, graph.outputs);
+    const std::string gout = spec.golden_output;
+    tree.AddWriter(gout + "/inputs.safetensors", [ins](const std::string& p) { weights::WriteSafetensors(p, ins); });
+    tree.AddWriter(gout + "/outputs.safetensors", [outs](const std::string& p) { weights::WriteSafetensors(p, outs); });
+    std::vector<fs::path> extra;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string fname = e.path().filename().string();
+      if (e.path().extension() == ".safetensors" && fname != "inputs.safetensors" && fname != "outputs.safetensors")
+        extra.push_back(e.path());
+    }
+    std::sort(extra.begin(), extra.end());
+    for (const auto& p : extra) {
+      weights::ReadSafetensors(p.string());  // fail now, not in the generated project
+      tree.AddCopy(gout + "/" + p.filename().string(), p.string());
+      golden_files.push_back(p.filename().string());
+    }
+  }
+
+  Json ctx = BuildContext(graph, opdefs, spec);
+  tmpl::Environment env(spec.dir);
+  RegisterCodegenFilters(env);
+
+  Json& nodes = ctx["graph"]["nodes"];
+  Json snippet_data = Json::object();
+  for (auto& node : nodes) {
+    const std::string optype = node["optype"].get<std::string>();
+    if (Contains(spec.no_snippet, optype)) {
+      for (const auto& section : spec.op_sections) node["code"][section] = "";
+      continue;
+    }
+    const std::string tmpl_name = spec.OpTemplateFor(optype);
+    snippet_data["node"] = std::move(node);
+    for (const auto& section : spec.op_sections) {
+      snippet_data["section"] = section;
+      std::string code = env.Render(tmpl_name, snippet_data);
+      snippet_data["node"]["code"][section] = std::move(code);
+    }
+    node = std::move(snippet_data["node"]);
+  }
+
+  ctx["backend"] = {{"name", spec.name}, {"summary", spec.summary}, {"weights", spec.weights_output},
+                    {"golden", spec.golden_output}};
+  ctx["options"] = {{"has_golden", has_golden}, {"golden_files", golden_files}};
+  for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, ctx));
+  for (const auto& c : spec.copy) {
+    fs::path src = fs::path(spec.dir) / c.from;
+    if (!fs::is_directory(src)) throw Error(spec.dir + "/backend.yaml: copy source not found: " + src.string());
+    std::vector<fs::path> files;
+    for (fs::recursive_directory_iterator it(src), end; it != end; ++it)
+      if (fs::is_regular_file(it->path())) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) tree.AddCopy(c.to + "/" + f.lexically_relative(src).generic_string(), f.string());
+  }
+  tree.Commit(o.out_dir, o.force);
+  GenerateSummary s;
+  s.nodes = graph.nodes.size();
+  s.files = tree.size();
+  s.weights = bound.size();
+  return s;
+}
+
+}  // namespace msc::emit

@@ -1,0 +1,46 @@
+// Generate: the whole pipeline behind `msc-codegen generate`.
+#pragma once
+
+#include <string>
+
+#include "generator/emit/backend_spec.h"
+#include "generator/opdef/opdef.h"
+
+namespace msc::tmpl {
+class Environment;
+}
+
+namespace msc::emit {
+
+struct GenerateOptions {
+  std::string graph_path;      ///< MSCGraph JSON.
+  std::string weights_path;    ///< safetensors or TVM param dict; "" only for weightless graphs.
+  std::string backend;         ///< folder name under templates_root.
+  std::string out_dir;
+  std::string golden_dir;      ///< optional: inputs.safetensors + outputs.safetensors (+ extra *.safetensors).
+  bool force = false;
+  std::string templates_root;  ///< folder holding <backend>/backend.yaml.
+  std::string opdefs_dir;
+};
+
+struct GenerateSummary {
+  size_t nodes = 0;
+  size_t files = 0;
+  size_t weights = 0;
+};
+
+/// Loads opdefs, graph (+ Validate), backend spec, weights (bound by name/alias, checked), golden
+/// data (checked against graph inputs/outputs), renders every per-op snippet and project file,
+/// and commits the project atomically. Every failure is an msc::Error and leaves `out_dir`
+/// untouched. Missing snippets are reported before anything is read or written:
+/// "optype 'nn.foo' (node 'x') has no torch snippet: expected <templates>/torch/ops/nn/foo.py.j2".
+GenerateSummary Generate(const GenerateOptions& options);
+
+/// Registers msc-codegen's generic filters on a template environment: py_literal, c_literal,
+/// py_str, c_str (see naming.h). Used by `generate` and `render`.
+void RegisterCodegenFilters(tmpl::Environment& env);
+
+/// Whether <backend dir>/<OpTemplateFor(optype)> exists.
+bool HasSnippet(const BackendSpec& spec, const std::string& optype);
+
+}  // namespace msc::emit
