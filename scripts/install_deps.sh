@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages msc-codegen needs to build, test and run its examples.
+# Idempotent: does nothing when everything is installed. Needs root (or sudo).
+set -euo pipefail
+PACKAGES=(
+  # build
+  build-essential cmake pkg-config
+  # C++ libraries
+  nlohmann-json3-dev libyaml-cpp-dev libboost-filesystem-dev doctest-dev libcli11-dev
+  # Python side (exporter, generated torch/relax projects, differential tests)
+  python3 python3-numpy python3-torch python3-torchvision python3-jinja2 python3-pytest
+  libopenblas0-openmp dataset-fashion-mnist
+  # Vulkan backend: loader + headers, lavapipe CPU driver, validation layers, GLSL compiler
+  libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers glslc vulkan-tools
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian 12 machine: packages, build, ctest, then the unit tests
+# again under AddressSanitizer + UndefinedBehaviorSanitizer. This is what CI runs (.ci/run).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+bash "$ROOT/scripts/install_deps.sh"
+bash "$ROOT/scripts/build.sh"
+(cd "$ROOT/build" && ctest --output-on-failure -j2 --timeout 1500)
+# Sanitizer build of the unit tests (generator library + doctest binary only).
+cmake -S "$ROOT" -B "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=Debug -DMSC_SANITIZE=ON >/dev/null
+cmake --build "$ROOT/build-asan" -j"$(nproc)" --target msc_unit_tests
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 "$ROOT/build-asan/tests/msc_unit_tests"
+echo "all tests passed"
