@@ -1,0 +1,155 @@
+"""Command line: ``/usr/bin/python3 -m msc_export <command> ...`` (with ``PYTHONPATH=<repo>/python``).
+
+Commands::
+
+    export   --model MODULE:CALLABLE | FILE.py:CALLABLE  [--kwargs JSON] [--state-dict FILE]
+             --input-shape 1,3,224,224 [--input-shape ...] [--input-dtype float32 ...]
+             --out DIR [--seed 0] [--no-golden] [--graph-name main]
+        Build the model (``torch.manual_seed(seed)`` first), export graph.json,
+        weights.safetensors and golden/{inputs,outputs}.safetensors into DIR.
+    hostile  --out DIR [--seed 0]
+        Write the hostile-names test graph (see msc_export.hostile).
+    validate GRAPH.json [--weights W.safetensors] [--golden DIR]
+        Structural checks; with weights (+ golden) also run the reference interpreter.
+
+Exit status: 0 ok, 1 export/validation error (one message on stderr listing every problem),
+2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from typing import List, Optional
+
+
+def _load_callable(spec: str):
+    if ":" not in spec:
+        raise SystemExit(f"error: --model must be MODULE:CALLABLE or FILE.py:CALLABLE, got {spec!r}")
+    where, name = spec.rsplit(":", 1)
+    if where.endswith(".py"):
+        mod_spec = importlib.util.spec_from_file_location("msc_export_user_model", where)
+        if mod_spec is None or mod_spec.loader is None:
+            raise SystemExit(f"error: cannot load {where}")
+        module = importlib.util.module_from_spec(mod_spec)
+        mod_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    obj = module
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _shape(text: str) -> List[int]:
+    try:
+        return [int(s) for s in text.replace("x", ",").split(",") if s.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad shape {text!r}; expected e.g. 1,3,224,224") from None
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    import torch
+
+    from .exporter import export_torch, write_export
+
+    torch.manual_seed(args.seed)
+    factory = _load_callable(args.model)
+    model = factory(**json.loads(args.kwargs)) if args.kwargs else factory()
+    if args.state_dict:
+        model.load_state_dict(torch.load(args.state_dict, map_location="cpu"))
+    result = export_torch(model, args.input_shape, None, args.input_dtype, seed=args.seed,
+                          golden=not args.no_golden, graph_name=args.graph_name)
+    paths = write_export(result, args.out)
+    print(f"exported {len(result.graph.nodes)} nodes, {len(result.weights)} weights -> {args.out}")
+    for key in sorted(paths):
+        print(f"  {key}: {paths[key]}")
+    return 0
+
+
+def cmd_hostile(args: argparse.Namespace) -> int:
+    from .hostile import write_hostile
+
+    paths = write_hostile(args.out, seed=args.seed)
+    print(f"hostile graph -> {args.out}")
+    for key in sorted(paths):
+        print(f"  {key}: {paths[key]}")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .interp import run_graph
+    from .mscgraph import MSCGraph, validate
+    from .safetensors_np import load_file
+
+    graph = MSCGraph.load(args.graph)
+    validate(graph)
+    print(f"{args.graph}: {len(graph.nodes)} nodes, structure ok")
+    if args.weights:
+        weights = load_file(args.weights)
+        missing = [t for t in graph.weight_tensors() if t not in weights]
+        if missing:
+            print(f"error: weights missing from {args.weights}: {missing}", file=sys.stderr)
+            return 1
+        if args.golden:
+            inputs = load_file(os.path.join(args.golden, "inputs.safetensors"))
+            expected = load_file(os.path.join(args.golden, "outputs.safetensors"))
+            got = run_graph(graph, weights, inputs)
+            worst = max(float(np.max(np.abs(got[k].astype(np.float64) - expected[k]))) if got[k].size else 0.0
+                        for k in graph.outputs)
+            print(f"reference interpreter vs golden: max abs error {worst:.3g}")
+            if worst > args.atol:
+                print(f"error: outputs differ from golden by {worst:.3g} > {args.atol}", file=sys.stderr)
+                return 1
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0].startswith("--") and argv[0] not in ("-h", "--help"):
+        argv.insert(0, "export")  # `python -m msc_export --model ...` means export
+    parser = argparse.ArgumentParser(prog="msc_export", description="PyTorch -> MSCGraph + weights + golden data")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("export", help="export a PyTorch model")
+    p.add_argument("--model", required=True, help="MODULE:CALLABLE or FILE.py:CALLABLE returning an nn.Module")
+    p.add_argument("--kwargs", default="", help="JSON object of keyword arguments for the callable")
+    p.add_argument("--state-dict", default="", help="torch.save'd state dict to load")
+    p.add_argument("--input-shape", type=_shape, action="append", required=True, help="e.g. 1,3,224,224; repeat per input")
+    p.add_argument("--input-dtype", action="append", default=None, help="dtype per input (default float32)")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-golden", action="store_true")
+    p.add_argument("--graph-name", default="main")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("hostile", help="write the hostile-names test graph")
+    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_hostile)
+
+    p = sub.add_parser("validate", help="check a graph (and run it against golden data)")
+    p.add_argument("graph")
+    p.add_argument("--weights", default="")
+    p.add_argument("--golden", default="")
+    p.add_argument("--atol", type=float, default=1e-4)
+    p.set_defaults(func=cmd_validate)
+
+    args = parser.parse_args(argv)
+    from .fx_importer import ExportError
+    from .mscgraph import GraphError
+    try:
+        return args.func(args)
+    except (ExportError, GraphError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

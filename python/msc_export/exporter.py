@@ -1,0 +1,157 @@
+"""PyTorch ``nn.Module`` -> MSCGraph JSON + weights + golden data.
+
+The pipeline reproduces TVM v0.20 MSC's torch path (``tvm.contrib.msc.framework.torch.frontend
+.translate.from_torch``):
+
+1. ``torch.fx.symbolic_trace(model)`` (the model is put in eval mode first);
+2. :class:`~msc_export.fx_importer.FXImporter` -- ``relax.frontend.torch.from_fx``;
+3. :mod:`~msc_export.passes` -- ``FoldConstant``, ``SetExprName``, ``FuseOpsByPattern`` (msc
+   patterns), ``SetExprName``, ``SetExprLayout``;
+4. :mod:`~msc_export.graph_builder` -- ``RelaxGraphBuilder`` + ``normalize_weights`` +
+   ``set_weight_alias``.
+
+Outputs written by :func:`export_torch` into ``out_dir``:
+
+* ``graph.json``: the MSCGraph (graph name ``main``);
+* ``weights.safetensors``: ``{weight tensor name ("const", "const_1", ...): array}``; a bias is
+  1-D, a linear weight is ``[out, in]`` (OI), 0-d constants stay 0-d;
+* ``golden/inputs.safetensors``: seeded inputs keyed by graph input tensor name (``inp_0:0``);
+  ``torch.manual_seed(seed)`` then ``torch.randn`` per input in order (or the given arrays);
+* ``golden/outputs.safetensors``: the ORIGINAL torch model's outputs (eval mode, no grad) keyed
+  by graph output tensor name (``relu:0``); tuple outputs in order.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+from torch import fx, nn
+
+from . import passes
+from .fx_importer import ExportError, FXImporter
+from .graph_builder import build_graph
+from .mscgraph import MSCGraph, validate
+from .safetensors_np import save_file
+
+__all__ = ["ExportResult", "translate_torch", "golden_data", "export_torch", "write_export"]
+
+
+class ExportResult:
+    """What an export produced: the graph, its weights and (optionally) golden data."""
+
+    def __init__(self, graph: MSCGraph, weights: Dict[str, np.ndarray],
+                 inputs: Optional[Dict[str, np.ndarray]] = None, outputs: Optional[Dict[str, np.ndarray]] = None):
+        self.graph = graph
+        self.weights = weights
+        self.inputs = inputs or {}
+        self.outputs = outputs or {}
+
+
+def _input_info(shapes: Sequence[Sequence[int]], dtypes: Optional[Sequence[str]]) -> List[Tuple[List[int], str]]:
+    if dtypes is None:
+        dtypes = ["float32"] * len(shapes)
+    if len(dtypes) != len(shapes):
+        raise ExportError(f"{len(shapes)} input shapes but {len(dtypes)} dtypes")
+    return [([int(s) for s in shape], str(dt)) for shape, dt in zip(shapes, dtypes)]
+
+
+def translate_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]],
+                    input_dtypes: Optional[Sequence[str]] = None, graph_name: str = "main"
+                    ) -> Tuple[MSCGraph, Dict[str, np.ndarray]]:
+    """``from_torch``: trace ``model`` and return ``(MSCGraph, {weight name: array})``."""
+    model.eval()
+    gm = fx.symbolic_trace(model)
+    func = FXImporter().from_fx(gm, _input_info(input_shapes, input_dtypes))
+    func = passes.fold_constant(func)
+    func = passes.set_expr_name(func)
+    func = passes.fuse_ops_by_pattern(func)
+    func = passes.set_expr_name(func)
+    func = passes.set_expr_layout(func)
+    graph, weights = build_graph(func, graph_name)
+    validate(graph)
+    return graph, weights
+
+
+def _flatten_outputs(out: Any) -> List[torch.Tensor]:
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        flat: List[torch.Tensor] = []
+        for o in out:
+            if not isinstance(o, torch.Tensor):
+                raise ExportError(f"model output {type(o).__name__} is not a tensor")
+            flat.append(o)
+        return flat
+    raise ExportError(f"model output {type(out).__name__} is not a tensor or a tuple of tensors")
+
+
+def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequence[int]],
+                input_dtypes: Optional[Sequence[str]] = None, seed: int = 0,
+                inputs: Optional[Sequence[np.ndarray]] = None
+                ) -> Tuple[Dict[str, np.ndarray], Dict[str, np.ndarray]]:
+    """Seeded inputs (``torch.manual_seed(seed)``, ``torch.randn`` per input; ints: ``randint(0, 10)``)
+    or the given ``inputs``, and the original model's outputs, keyed by graph tensor names."""
+    info = _input_info(input_shapes, input_dtypes)
+    if inputs is None:
+        torch.manual_seed(seed)
+        tensors = []
+        for shape, dt in info:
+            if dt.startswith("float"):
+                tensors.append(torch.randn(shape, dtype=getattr(torch, dt)))
+            elif dt == "bool":
+                tensors.append(torch.randint(0, 2, shape).to(torch.bool))
+            else:
+                tensors.append(torch.randint(0, 10, shape, dtype=getattr(torch, dt)))
+    else:
+        tensors = [torch.from_numpy(np.ascontiguousarray(x)) for x in inputs]
+    model.eval()
+    with torch.no_grad():
+        outs = _flatten_outputs(model(*tensors))
+    if len(outs) != len(graph.outputs):
+        raise ExportError(f"the model returned {len(outs)} tensors, the graph has {len(graph.outputs)} outputs")
+    in_names = [f"inp_{i}:0" for i in range(len(tensors))]
+    golden_in = {n: t.detach().numpy().copy() for n, t in zip(in_names, tensors) if n in graph.inputs}
+    golden_out = {n: o.detach().contiguous().numpy().copy() for n, o in zip(graph.outputs, outs)}
+    for name, arr in golden_out.items():
+        t = graph.find_tensor(name)
+        if list(arr.shape) != t.shape or str(arr.dtype) != t.dtype:
+            raise ExportError(f"output {name}: the model gives {list(arr.shape)} {arr.dtype}, "
+                              f"the graph says {t.shape} {t.dtype}")
+    return golden_in, golden_out
+
+
+def write_export(result: ExportResult, out_dir: str, extra_golden: Optional[Mapping[str, Mapping[str, np.ndarray]]] = None
+                 ) -> Dict[str, str]:
+    """Write ``graph.json``, ``weights.safetensors`` and ``golden/*.safetensors`` into ``out_dir``."""
+    os.makedirs(out_dir, exist_ok=True)
+    paths = {"graph": os.path.join(out_dir, "graph.json"), "weights": os.path.join(out_dir, "weights.safetensors")}
+    result.graph.save(paths["graph"])
+    save_file(result.weights, paths["weights"])
+    if result.outputs:
+        gdir = os.path.join(out_dir, "golden")
+        os.makedirs(gdir, exist_ok=True)
+        paths["golden_inputs"] = os.path.join(gdir, "inputs.safetensors")
+        paths["golden_outputs"] = os.path.join(gdir, "outputs.safetensors")
+        save_file(result.inputs, paths["golden_inputs"])
+        save_file(result.outputs, paths["golden_outputs"])
+        for fname, tensors in (extra_golden or {}).items():
+            paths[fname] = os.path.join(gdir, fname)
+            save_file(dict(tensors), paths[fname])
+    return paths
+
+
+def export_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]], out_dir: Optional[str] = None,
+                 input_dtypes: Optional[Sequence[str]] = None, seed: int = 0, golden: bool = True,
+                 inputs: Optional[Sequence[np.ndarray]] = None, graph_name: str = "main") -> ExportResult:
+    """Translate ``model`` and (optionally) compute golden data; write everything if ``out_dir``."""
+    graph, weights = translate_torch(model, input_shapes, input_dtypes, graph_name)
+    result = ExportResult(graph, weights)
+    if golden:
+        result.inputs, result.outputs = golden_data(model, graph, input_shapes, input_dtypes, seed, inputs)
+    if out_dir is not None:
+        write_export(result, out_dir)
+    return result
+

@@ -1,0 +1,453 @@
+"""A minimal model of the Relax IR that MSC's graph builder reads.
+
+MSC v0.20's torch path is ``torch.fx.symbolic_trace`` -> ``relax.frontend.torch.from_fx`` ->
+``msc.core.frontend.from_relax`` (FoldConstant, SetExprName, FuseOpsByPattern, SetExprLayout)
+-> ``RelaxGraphBuilder``.  We do not depend on TVM; instead this module models just enough of a
+Relax function for those passes to be reproduced faithfully in :mod:`msc_export.passes` and
+:mod:`msc_export.graph_builder`:
+
+* expressions: :class:`Var`, :class:`Constant`, :class:`PrimValue`, :class:`ShapeExpr`,
+  :class:`Tuple`, :class:`TupleGetItem`, :class:`Call` (``op`` is a Relax op name such as
+  ``"relax.nn.conv2d"``, or a composite :class:`Function` after pattern fusion);
+* every expression carries ``span``: a dict standing in for MSC's span attributes
+  (``name``, ``layout``, ``shared_ref``; ``src/contrib/msc/core/utils.cc`` ``SpanUtils``);
+* struct info: :class:`TensorSI` (static shape, dtype), :class:`TupleSI`, :class:`ShapeSI`;
+* :class:`BlockBuilder`: ``emit`` normalizes nested calls into bindings in post-order, like
+  ``relax.BlockBuilder.emit`` (A-normal form; tuples of leaves stay inline as call arguments).
+
+Each Relax op used by the importer is registered in :data:`OPS` with its attribute fields in the
+order of the C++ ``Attrs`` struct (``include/tvm/relax/attrs/*.h``; that is the order
+``AttrGetter`` visits them) and a shape function.  Only static shapes are supported.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+# ----------------------------------------------------------------------------- struct info
+
+
+class TensorSI:
+    """TensorStructInfo with a static shape."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: Sequence[int], dtype: str):
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"Tensor({list(self.shape)}, {self.dtype})"
+
+
+class TupleSI:
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: Sequence[Any]):
+        self.fields = list(fields)
+
+    def __repr__(self) -> str:
+        return f"Tuple({self.fields})"
+
+
+class ShapeSI:
+    __slots__ = ("ndim",)
+
+    def __init__(self, ndim: int):
+        self.ndim = ndim
+
+
+class PrimSI:
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: str):
+        self.dtype = dtype
+
+
+# ----------------------------------------------------------------------------- expressions
+
+
+class Expr:
+    """Base expression: ``sinfo`` (struct info) and ``span`` (MSC's span attributes)."""
+
+    sinfo: Any = None
+
+    def __init__(self) -> None:
+        self.span: Dict[str, str] = {}
+
+
+class Var(Expr):
+    """A function parameter or a binding variable."""
+
+    def __init__(self, name_hint: str, sinfo: Any):
+        super().__init__()
+        self.name_hint = name_hint
+        self.sinfo = sinfo
+
+    def __repr__(self) -> str:
+        return f"%{self.name_hint}"
+
+
+class Constant(Expr):
+    """``relax.Constant``; ``data`` is a numpy array (0-d for scalars)."""
+
+    def __init__(self, data: np.ndarray):
+        super().__init__()
+        self.data = np.asarray(data)
+        self.sinfo = TensorSI(self.data.shape, str(self.data.dtype))
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.data.ndim == 0
+
+    def __repr__(self) -> str:
+        return f"const{list(self.data.shape)}"
+
+
+class PrimValue(Expr):
+    def __init__(self, value: Any):
+        super().__init__()
+        self.value = value
+        self.sinfo = PrimSI("int64" if isinstance(value, int) and not isinstance(value, bool) else "float64")
+
+
+class ShapeExpr(Expr):
+    def __init__(self, values: Sequence[int]):
+        super().__init__()
+        self.values = tuple(int(v) for v in values)
+        self.sinfo = ShapeSI(len(self.values))
+
+
+class Tuple(Expr):
+    def __init__(self, fields: Sequence[Expr]):
+        super().__init__()
+        self.fields = list(fields)
+        self.sinfo = TupleSI([f.sinfo for f in self.fields])
+
+
+class TupleGetItem(Expr):
+    def __init__(self, tuple_value: Expr, index: int):
+        super().__init__()
+        self.tuple_value = tuple_value
+        self.index = int(index)
+        self.sinfo = tuple_value.sinfo.fields[self.index]
+
+
+class Call(Expr):
+    """A call of a Relax op (``op`` is a str) or of a composite :class:`Function`."""
+
+    def __init__(self, op: Any, args: Sequence[Expr], attrs: Optional["OrderedDict[str, Any]"] = None,
+                 sinfo: Any = None):
+        super().__init__()
+        self.op = op
+        self.args = list(args)
+        self.attrs = attrs if attrs is not None else OrderedDict()
+        self.sinfo = sinfo
+
+    @property
+    def op_name(self) -> str:
+        return self.op if isinstance(self.op, str) else "<composite %s>" % self.op.attrs.get("Composite")
+
+    def __repr__(self) -> str:
+        return f"{self.op_name}({', '.join(map(repr, self.args))})"
+
+
+class Binding:
+    __slots__ = ("var", "value")
+
+    def __init__(self, var: Var, value: Expr):
+        self.var = var
+        self.value = value
+
+
+class Function:
+    """A Relax function: ``params``, one dataflow block of ``bindings``, ``body`` (the output)."""
+
+    def __init__(self, params: List[Var], bindings: List[Binding], body: Expr, attrs: Optional[dict] = None):
+        self.params = params
+        self.bindings = bindings
+        self.body = body
+        self.attrs = attrs or {}
+
+
+# ----------------------------------------------------------------------------- op registry
+
+
+class OpDef:
+    """A Relax op: attribute fields (C++ ``Attrs`` order, with defaults) and its shape function."""
+
+    def __init__(self, name: str, attrs: Sequence[tuple], infer: Callable[..., Any]):
+        self.name = name
+        self.attr_fields = list(attrs)  # [(field, default)]
+        self.infer = infer
+
+
+OPS: Dict[str, OpDef] = {}
+
+
+def _register(name: str, attrs: Sequence[tuple], infer: Callable[..., Any]) -> None:
+    OPS[name] = OpDef(name, attrs, infer)
+
+
+def _tensor(e: Expr) -> TensorSI:
+    si = e.sinfo
+    if not isinstance(si, TensorSI):
+        raise TypeError(f"expected a tensor, got {si!r}")
+    return si
+
+
+def _same(args, attrs):
+    return TensorSI(_tensor(args[0]).shape, _tensor(args[0]).dtype)
+
+
+def _broadcast(args, attrs):
+    a, b = _tensor(args[0]), _tensor(args[1])
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    return TensorSI(shape, a.dtype)
+
+
+def _conv_out(size: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
+    return (size + p0 + p1 - d * (k - 1) - 1) // s + 1
+
+
+def _conv2d(args, attrs):
+    x, w = _tensor(args[0]), _tensor(args[1])
+    n, _, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    (sh, sw), (pt, pl, pb, pr), (dh, dw) = attrs["strides"], attrs["padding"], attrs["dilation"]
+    dtype = attrs["out_dtype"] or x.dtype
+    return TensorSI((n, o, _conv_out(h, kh, sh, pt, pb, dh), _conv_out(wd, kw, sw, pl, pr, dw)), dtype)
+
+
+def _conv1d(args, attrs):
+    x, w = _tensor(args[0]), _tensor(args[1])
+    n, _, length = x.shape
+    o, _, k = w.shape
+    (s,), (p0, p1), (d,) = attrs["strides"], attrs["padding"], attrs["dilation"]
+    return TensorSI((n, o, _conv_out(length, k, s, p0, p1, d)), attrs["out_dtype"] or x.dtype)
+
+
+def _pool_out(size: int, k: int, s: int, p0: int, p1: int, d: int, ceil_mode: bool) -> int:
+    # torch's rule (aten/src/ATen/native/Pool.h pooling_output_shape): with ceil_mode the last
+    # window must start inside the (left-padded) input.
+    num = size + p0 + p1 - d * (k - 1) - 1
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p0:
+        out -= 1
+    return out
+
+
+def _pool2d(args, attrs):
+    x = _tensor(args[0])
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (dh, dw) = attrs["pool_size"], attrs["strides"], attrs["dilation"]
+    pt, pl, pb, pr = attrs["padding"]
+    cm = bool(attrs["ceil_mode"])
+    return TensorSI((n, c, _pool_out(h, kh, sh, pt, pb, dh, cm), _pool_out(w, kw, sw, pl, pr, dw, cm)), x.dtype)
+
+
+def _adaptive_pool2d(args, attrs):
+    x = _tensor(args[0])
+    n, c, h, w = x.shape
+    oh, ow = attrs["output_size"] if attrs["output_size"] is not None else (h, w)
+    return TensorSI((n, c, h if oh is None else oh, w if ow is None else ow), x.dtype)
+
+
+def _matmul(args, attrs):
+    a, b = _tensor(args[0]), _tensor(args[1])
+    sa, sb = list(a.shape), list(b.shape)
+    squeeze_a, squeeze_b = len(sa) == 1, len(sb) == 1
+    if squeeze_a:
+        sa = [1] + sa
+    if squeeze_b:
+        sb = sb + [1]
+    if sa[-1] != sb[-2]:
+        raise ValueError(f"matmul: reduction dims differ: {a.shape} x {b.shape}")
+    batch = list(np.broadcast_shapes(tuple(sa[:-2]), tuple(sb[:-2])))
+    out = batch + [sa[-2], sb[-1]]
+    if squeeze_b:
+        out.pop(-1)
+    if squeeze_a:
+        out.pop(-2 if not squeeze_b else -1)
+    return TensorSI(out, attrs["out_dtype"] or a.dtype)
+
+
+def _permute(args, attrs):
+    x = _tensor(args[0])
+    axes = attrs["axes"] if attrs["axes"] is not None else list(reversed(range(x.ndim)))
+    return TensorSI([x.shape[a] for a in axes], x.dtype)
+
+
+def _reshape(args, attrs):
+    x = _tensor(args[0])
+    shape = args[1].values
+    if int(np.prod(shape, dtype=np.int64)) != int(np.prod(x.shape, dtype=np.int64)):
+        raise ValueError(f"reshape: cannot reshape {list(x.shape)} to {list(shape)}")
+    return TensorSI(shape, x.dtype)
+
+
+def _concat(args, attrs):
+    fields = [_tensor(f) for f in args[0].fields]
+    axis = attrs["axis"] % fields[0].ndim
+    shape = list(fields[0].shape)
+    shape[axis] = sum(f.shape[axis] for f in fields)
+    return TensorSI(shape, fields[0].dtype)
+
+
+def _reduce(args, attrs):
+    x = _tensor(args[0])
+    axes = range(x.ndim) if attrs["axis"] is None else [a % x.ndim for a in attrs["axis"]]
+    shape = [(1 if i in axes else s) for i, s in enumerate(x.shape)] if attrs["keepdims"] else \
+        [s for i, s in enumerate(x.shape) if i not in axes]
+    return TensorSI(shape, x.dtype)
+
+
+def _squeeze(args, attrs):
+    x = _tensor(args[0])
+    if attrs["axis"] is None:
+        return TensorSI([s for s in x.shape if s != 1], x.dtype)
+    axes = {a % x.ndim for a in attrs["axis"]}
+    return TensorSI([s for i, s in enumerate(x.shape) if i not in axes], x.dtype)
+
+
+def _expand_dims(args, attrs):
+    x = _tensor(args[0])
+    out_ndim = x.ndim + len(attrs["axis"])
+    axes = sorted(a % out_ndim for a in attrs["axis"])
+    shape = list(x.shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return TensorSI(shape, x.dtype)
+
+
+def _strided_slice(args, attrs):
+    x = _tensor(args[0])
+    axes, begin, end, strides = (tuple(p.value for p in t.fields) for t in args[1:5])
+    shape = list(x.shape)
+    for a, b, e, s in zip(axes, begin, end, strides):
+        shape[a] = len(range(*slice(b, e, s).indices(x.shape[a])))
+    return TensorSI(shape, x.dtype)
+
+
+def _split(args, attrs):
+    x = _tensor(args[0])
+    axis = attrs["axis"] % x.ndim
+    ios = attrs["indices_or_sections"]
+    size = x.shape[axis]
+    if isinstance(ios, int):
+        if size % ios:
+            raise ValueError(f"split: {size} is not divisible into {ios} sections")
+        bounds = [size // ios * i for i in range(ios + 1)]
+    else:
+        bounds = [0] + list(ios) + [size]
+    fields = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        shape = list(x.shape)
+        shape[axis] = hi - lo
+        fields.append(TensorSI(shape, x.dtype))
+    return TupleSI(fields)
+
+
+def _batch_norm(args, attrs):
+    x = _tensor(args[0])
+    c = x.shape[attrs["axis"]]
+    return TupleSI([TensorSI(x.shape, x.dtype), TensorSI((c,), x.dtype), TensorSI((c,), x.dtype)])
+
+
+_POOL_ATTRS = [("pool_size", None), ("strides", None), ("dilation", None), ("padding", None),
+               ("ceil_mode", False), ("count_include_pad", False), ("layout", "NCHW"), ("out_layout", "NCHW")]
+
+_register("relax.nn.conv2d", [("strides", None), ("padding", None), ("dilation", None), ("groups", 1),
+                              ("data_layout", "NCHW"), ("kernel_layout", "OIHW"), ("out_layout", "NCHW"),
+                              ("out_dtype", "float32")], _conv2d)
+_register("relax.nn.conv1d", [("strides", None), ("padding", None), ("dilation", None), ("groups", 1),
+                              ("data_layout", "NCW"), ("kernel_layout", "OIW"), ("out_layout", "NCW"),
+                              ("out_dtype", "float32")], _conv1d)
+_register("relax.nn.max_pool2d", _POOL_ATTRS, _pool2d)
+_register("relax.nn.avg_pool2d", _POOL_ATTRS, _pool2d)
+_register("relax.nn.adaptive_avg_pool2d", [("output_size", None), ("layout", "NCHW"), ("out_layout", "NCHW")],
+          _adaptive_pool2d)
+_register("relax.nn.batch_norm", [("axis", 1), ("epsilon", 1e-5), ("center", True), ("scale", True),
+                                  ("momentum", 0.1), ("training", True)], _batch_norm)
+_register("relax.nn.layer_norm", [("axes", None), ("epsilon", 1e-5), ("center", True), ("scale", True)], _same)
+_register("relax.nn.softmax", [("axis", -1)], _same)
+for _u in ("relax.nn.relu", "relax.nn.gelu", "relax.nn.silu", "relax.sigmoid", "relax.tanh"):
+    _register(_u, [], _same)
+_register("relax.clip", [], _same)
+for _b in ("relax.add", "relax.subtract", "relax.multiply", "relax.divide"):
+    _register(_b, [], _broadcast)
+_register("relax.matmul", [("out_dtype", None)], _matmul)
+_register("relax.permute_dims", [("axes", None)], _permute)
+_register("relax.reshape", [], _reshape)
+_register("relax.concat", [("axis", 0)], _concat)
+_register("relax.mean", [("axis", None), ("keepdims", False)], _reduce)
+_register("relax.squeeze", [("axis", None)], _squeeze)
+_register("relax.expand_dims", [("axis", None)], _expand_dims)
+_register("relax.strided_slice", [("assume_inbound", False)], _strided_slice)
+_register("relax.split", [("indices_or_sections", None), ("axis", 0)], _split)
+
+
+def make_call(op: str, args: Sequence[Expr], **attrs: Any) -> Call:
+    """Create ``Call(op, args)`` with attrs in the C++ field order, defaults filled, struct info inferred."""
+    opdef = OPS[op]
+    ordered: "OrderedDict[str, Any]" = OrderedDict()
+    for field, default in opdef.attr_fields:
+        ordered[field] = attrs.pop(field, default)
+    if attrs:
+        raise TypeError(f"{op}: unknown attributes {sorted(attrs)}")
+    call = Call(op, args, ordered)
+    call.sinfo = opdef.infer(call.args, ordered)
+    return call
+
+
+def const(value: Any, dtype: str) -> Constant:
+    """``relax.const(value, dtype)``."""
+    return Constant(np.asarray(value, dtype=np.dtype(dtype)))
+
+
+# ----------------------------------------------------------------------------- block builder
+
+
+class BlockBuilder:
+    """Collects bindings of one dataflow block, normalizing nested expressions (A-normal form)."""
+
+    def __init__(self) -> None:
+        self.bindings: List[Binding] = []
+        self._count = 0
+
+    def _new_var(self, sinfo: Any) -> Var:
+        var = Var(f"lv{self._count}", sinfo)
+        self._count += 1
+        return var
+
+    def _normalize_arg(self, arg: Expr) -> Expr:
+        if isinstance(arg, (Call, TupleGetItem)):
+            return self.emit(arg)
+        if isinstance(arg, Tuple):
+            fields = [self._normalize_arg(f) for f in arg.fields]
+            return arg if all(a is b for a, b in zip(fields, arg.fields)) else Tuple(fields)
+        return arg
+
+    def emit(self, expr: Expr) -> Var:
+        """Bind ``expr`` (after binding its non-leaf sub-expressions) and return the new var."""
+        if isinstance(expr, Call):
+            expr.args = [self._normalize_arg(a) for a in expr.args]
+        elif isinstance(expr, TupleGetItem):
+            expr.tuple_value = self._normalize_arg(expr.tuple_value)
+        elif isinstance(expr, Tuple):
+            expr.fields = [self._normalize_arg(f) for f in expr.fields]
+        var = self._new_var(expr.sinfo)
+        self.bindings.append(Binding(var, expr))
+        return var
+
+
+def initial_layout(ndim: int) -> str:
+    """Relax's ``InitialLayout(ndim)``: ``"ABCD..."``."""
+    return "".join(chr(ord("A") + i) for i in range(ndim))
