@@ -1,0 +1,168 @@
+#include "generator/tmpl/environment.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "generator/common/error.h"
+#include "generator/tmpl/interp.h"
+#include "generator/tmpl/parser.h"
+
+namespace msc::tmpl {
+namespace {
+
+void ValidateExpr(const Expr* e, const Template& t) {
+  if (!e) return;
+  if (e->kind == Expr::K::kTest && !FindBuiltinTest(e->name))
+    throw msc::Error(FormatPos(SourcePos{&t.name, e->line, e->col}) + "unknown test '" + e->name + "'");
+  for (const auto& c : e->items) ValidateExpr(c.get(), t);
+  for (const auto& c : e->args) ValidateExpr(c.get(), t);
+  for (const auto& kv : e->kwargs) ValidateExpr(kv.second.get(), t);
+  ValidateExpr(e->dyn_args.get(), t);
+  ValidateExpr(e->dyn_kwargs.get(), t);
+}
+
+template <typename F>
+void WalkExprs(const Body& body, const F& f) {
+  for (const auto& n : body) {
+    f(n->expr.get());
+    f(n->target.get());
+    f(n->cond.get());
+    for (const auto& c : n->conds) f(c.get());
+    for (const auto& b : n->bodies) WalkExprs(b, f);
+    for (const auto& c : n->values) f(c.get());
+    for (const auto& p : n->params) f(p.default_value.get());
+    WalkExprs(n->body, f);
+    WalkExprs(n->else_body, f);
+  }
+}
+
+void CheckFilters(const Expr* e, const Template& t, const EnvData& env) {
+  if (!e) return;
+  if (e->kind == Expr::K::kFilter && !FindBuiltinFilter(e->name) && !env.filters.count(e->name))
+    throw msc::Error(FormatPos(SourcePos{&t.name, e->line, e->col}) + "unknown filter '" + e->name + "'");
+  for (const auto& c : e->items) CheckFilters(c.get(), t, env);
+  for (const auto& c : e->args) CheckFilters(c.get(), t, env);
+  for (const auto& kv : e->kwargs) CheckFilters(kv.second.get(), t, env);
+  CheckFilters(e->dyn_args.get(), t, env);
+  CheckFilters(e->dyn_kwargs.get(), t, env);
+}
+
+}  // namespace
+
+void EnvData::Validate(const Template& t) const {
+  WalkExprs(t.body, [&](const Expr* e) {
+    CheckFilters(e, t, *this);
+    ValidateExpr(e, t);
+  });
+}
+
+std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
+  // jinja2.loaders.split_template_path
+  std::string key;
+  size_t pos = 0;
+  while (pos <= name.size()) {
+    size_t slash = name.find('/', pos);
+    std::string piece = name.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    if (piece == "..") throw OpError("template name '" + name + "' escapes the search root");
+    if (!piece.empty() && piece != ".") key += (key.empty() ? "" : "/") + piece;
+    if (slash == std::string::npos) break;
+    pos = slash + 1;
+  }
+  auto it = file_cache.find(key);
+  if (it != file_cache.end()) return it->second;
+  if (key.empty()) return nullptr;
+  namespace fs = std::filesystem;
+  fs::path path = search_root.empty() ? fs::path(key) : fs::path(search_root) / key;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return nullptr;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return nullptr;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::shared_ptr<const Template> t = Parse(ss.str(), path.string());
+  Validate(*t);
+  file_cache[key] = t;
+  return t;
+}
+
+std::shared_ptr<const Template> EnvData::FromString(const std::string& source, const std::string& name) {
+  std::string key = name;
+  key.push_back('\0');
+  key += source;
+  auto it = string_cache.find(key);
+  if (it != string_cache.end()) return it->second;
+  std::shared_ptr<const Template> t = Parse(source, name);
+  Validate(*t);
+  if (string_cache.size() >= 4096) string_cache.clear();
+  string_cache[key] = t;
+  return t;
+}
+
+Environment::Environment(std::string search_root) : d_(std::make_unique<EnvData>()) {
+  d_->search_root = std::move(search_root);
+  AddBuiltinGlobals(d_->globals);
+}
+
+Environment::~Environment() = default;
+Environment::Environment(Environment&&) noexcept = default;
+Environment& Environment::operator=(Environment&&) noexcept = default;
+
+void Environment::AddFilter(const std::string& name, Function f) { d_->filters[name] = std::move(f); }
+
+void Environment::AddGlobal(const std::string& name, Json value) {
+  d_->globals[name] = Value::OwnJson(std::move(value));
+}
+
+void Environment::AddFunction(const std::string& name, Function f) {
+  d_->globals[name] = Value::Obj(std::make_shared<NativeFunction>(
+      name, [name, f = std::move(f)](Interp&, ValueList& args, Kwargs& kwargs) {
+        std::vector<Json> jargs;
+        for (const Value& a : args) jargs.push_back(a.ToJson());
+        Json jkw = Json::object();
+        for (const auto& kv : kwargs) jkw[kv.first] = kv.second.ToJson();
+        Json result;
+        try {
+          result = f(jargs, jkw);
+        } catch (const std::exception& e) {
+          throw OpError("function '" + name + "' failed: " + e.what());
+        }
+        return Value::OwnJson(std::move(result));
+      }));
+}
+
+std::string Environment::RenderParsed(const std::shared_ptr<const Template>& t, const Json& data) {
+  if (!data.is_object() && !data.is_null())
+    throw msc::Error(t->name + ": render data must be a JSON object, got " + std::string(data.type_name()));
+  std::string out;
+  try {
+    Interp in(*d_);
+    auto scope = std::make_shared<Scope>();
+    if (data.is_object()) scope->data = &data;
+    in.RenderTemplate(*t, scope, out);
+  } catch (const msc::Error&) {
+    throw;
+  } catch (const OpError& e) {
+    throw msc::Error(t->name + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw msc::Error(t->name + ": internal error: " + e.what());
+  }
+  return out;
+}
+
+std::string Environment::Render(const std::string& template_name, const Json& data) {
+  std::shared_ptr<const Template> t;
+  try {
+    t = d_->Load(template_name);
+  } catch (const OpError& e) {
+    throw msc::Error(template_name + ": " + e.what());
+  }
+  if (!t) throw msc::Error(template_name + ": template not found (search root '" + d_->search_root + "')");
+  return RenderParsed(t, data);
+}
+
+std::string Environment::RenderString(const std::string& source, const Json& data, const std::string& name) {
+  return RenderParsed(d_->FromString(source, name), data);
+}
+
+}  // namespace msc::tmpl

@@ -1,0 +1,359 @@
+// Expression evaluation: names, attribute/item access, calls, filters, tests, operators.
+#include <algorithm>
+#include <cmath>
+
+#include "generator/common/error.h"
+#include "generator/tmpl/interp.h"
+#include "generator/tmpl/pystr.h"
+
+namespace msc::tmpl {
+namespace {
+
+// A Python method bound to a str/dict/list value (e.g. the result of `d.items`).
+class BoundMethod : public Object {
+ public:
+  BoundMethod(Value recv, std::string name) : recv_(std::move(recv)), name_(std::move(name)) {}
+  std::string TypeName() const override { return "builtin_function_or_method"; }
+  std::string Repr() const override {
+    return "<built-in method " + name_ + " of " + msc::tmpl::TypeName(recv_) + " object>";
+  }
+  bool IsCallable() const override { return true; }
+  Value Call(Interp& in, ValueList& args, Kwargs& kwargs) override {
+    return CallMethod(in, recv_, name_, args, kwargs);
+  }
+
+ private:
+  Value recv_;
+  std::string name_;
+};
+
+std::string ObjectTypeRepr(const Value& v) {
+  if (v.is_none()) return "None";
+  return TypeName(v) + " object";
+}
+
+}  // namespace
+
+Value Interp::Lookup(const std::string& name, const Scope& scope, int line, int col) {
+  Value v;
+  if (scope.Find(name, &v)) return v;
+  auto it = env_.globals.find(name);
+  if (it != env_.globals.end()) return it->second;
+  return Value::Undef("undefined variable '" + name + "'", Pos(line, col));
+}
+
+Value Interp::GetAttr(const Value& obj, const std::string& name) {
+  switch (obj.kind()) {
+    case Value::Kind::kUndefined:
+      ThrowUndefined(obj);
+    case Value::Kind::kDict: {
+      if (HasMethod(obj, name)) return Value::Obj(std::make_shared<BoundMethod>(obj, name));
+      Value v;
+      if (obj.Get(name, &v)) return v;
+      break;
+    }
+    case Value::Kind::kString:
+    case Value::Kind::kList:
+    case Value::Kind::kTuple:
+      if (HasMethod(obj, name)) return Value::Obj(std::make_shared<BoundMethod>(obj, name));
+      break;
+    case Value::Kind::kObject: {
+      Value v;
+      if (obj.obj()->GetAttr(name, &v)) return v;
+      break;
+    }
+    default:
+      break;
+  }
+  return Value::Undef(pystr::Repr(ObjectTypeRepr(obj)) + " has no attribute " + pystr::Repr(name), here_);
+}
+
+Value Interp::GetItem(const Value& obj, const Value& key) {
+  if (obj.is_undefined()) ThrowUndefined(obj);
+  if (key.is_undefined()) ThrowUndefined(key);
+  switch (obj.kind()) {
+    case Value::Kind::kDict: {
+      Value v;
+      if (obj.Get(key, &v)) return v;
+      break;
+    }
+    case Value::Kind::kList:
+    case Value::Kind::kTuple:
+      if (key.is_int() || key.is_bool()) {
+        int64_t i = key.i(), n = static_cast<int64_t>(obj.size());
+        if (i < 0) i += n;
+        if (i >= 0 && i < n) return obj.at(static_cast<size_t>(i));
+      }
+      break;
+    case Value::Kind::kString:
+      if (key.is_int() || key.is_bool()) {
+        std::vector<size_t> b = pystr::Boundaries(obj.s());
+        int64_t i = key.i(), n = static_cast<int64_t>(b.size()) - 1;
+        if (i < 0) i += n;
+        if (i >= 0 && i < n) return Value::Str(obj.s().substr(b[i], b[i + 1] - b[i]));
+      }
+      break;
+    case Value::Kind::kObject: {
+      ValueList items;
+      if ((key.is_int() || key.is_bool()) && obj.obj()->Iter(&items)) {
+        int64_t i = key.i(), n = static_cast<int64_t>(items.size());
+        if (i < 0) i += n;
+        if (i >= 0 && i < n) return items[static_cast<size_t>(i)];
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (key.is_string()) {
+    if (obj.is_object()) {
+      Value v;
+      if (obj.obj()->GetAttr(key.s(), &v)) return v;
+    } else if (HasMethod(obj, key.s())) {
+      return Value::Obj(std::make_shared<BoundMethod>(obj, key.s()));
+    }
+    return Value::Undef(pystr::Repr(ObjectTypeRepr(obj)) + " has no attribute " + pystr::Repr(key.s()), here_);
+  }
+  return Value::Undef(ObjectTypeRepr(obj) + " has no element " + Repr(key), here_);
+}
+
+Value Interp::CallValue(const Value& callee, ValueList& args, Kwargs& kwargs) {
+  if (callee.is_undefined()) ThrowUndefined(callee);
+  if (!callee.is_object() || !callee.obj()->IsCallable())
+    throw OpError("'" + TypeName(callee) + "' object is not callable");
+  Object* obj = callee.obj();
+  if (auto* m = dynamic_cast<Macro*>(obj)) {
+    SourcePos call_pos = here_;
+    try {
+      return m->Call(*this, args, kwargs);
+    } catch (const msc::Error& e) {
+      std::string msg = e.what();
+      if (std::count(msg.begin(), msg.end(), '\n') < 8) {
+        std::string where = FormatPos(call_pos);
+        where.resize(where.size() - 2);
+        msg += "\n  in macro '" + m->name() + "' called from " + where;
+      }
+      throw msc::Error(msg);
+    }
+  }
+  return obj->Call(*this, args, kwargs);
+}
+
+void Interp::EvalArgs(const Expr& e, const ScopePtr& scope, ValueList& args, Kwargs& kwargs) {
+  args.reserve(e.args.size());
+  for (const auto& a : e.args) args.push_back(Eval(*a, scope));
+  if (e.dyn_args) {
+    Value extra = Eval(*e.dyn_args, scope);
+    for (Value& v : Iterate(extra)) args.push_back(std::move(v));
+  }
+  for (const auto& kv : e.kwargs) kwargs.emplace_back(kv.first, Eval(*kv.second, scope));
+  if (e.dyn_kwargs) {
+    Value extra = Eval(*e.dyn_kwargs, scope);
+    if (extra.is_undefined()) ThrowUndefined(extra);
+    if (!extra.is_dict()) throw OpError("argument after ** must be a mapping, not " + TypeName(extra));
+    for (auto& kv : extra.Items()) {
+      if (!kv.first.is_string()) throw OpError("keywords must be strings");
+      kwargs.emplace_back(kv.first.s(), kv.second);
+    }
+  }
+}
+
+Value Interp::EvalCall(const Expr& e, const ScopePtr& scope) {
+  const Expr& callee = *e.items[0];
+  ValueList args;
+  Kwargs kwargs;
+  Value fn;
+  if (callee.kind == Expr::K::kGetAttr) {
+    Value recv = Eval(*callee.items[0], scope);
+    if ((recv.is_string() || recv.is_dict() || recv.is_seq()) && HasMethod(recv, callee.name)) {
+      EvalArgs(e, scope, args, kwargs);
+      here_ = Pos(e.line, e.col);
+      return CallMethod(*this, recv, callee.name, args, kwargs);
+    }
+    here_ = Pos(callee.line, callee.col);
+    fn = GetAttr(recv, callee.name);
+  } else {
+    fn = Eval(callee, scope);
+  }
+  EvalArgs(e, scope, args, kwargs);
+  here_ = Pos(e.line, e.col);
+  return CallValue(fn, args, kwargs);
+}
+
+Value Interp::EvalCompare(const Expr& e, const ScopePtr& scope) {
+  Value left = Eval(*e.items[0], scope);
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    Value right = Eval(*e.items[i + 1], scope);
+    const std::string& op = e.ops[i];
+    bool r;
+    if (op == "==") {
+      r = Equals(left, right);
+    } else if (op == "!=") {
+      r = !Equals(left, right);
+    } else if (op == "in") {
+      r = Contains(right, left);
+    } else if (op == "notin") {
+      r = !Contains(right, left);
+    } else {
+      if (left.is_number() && right.is_number() && (std::isnan(left.f()) || std::isnan(right.f())))
+        return Value::Bool(false);
+      int c = Compare(left, right, op.c_str());
+      r = op == "<" ? c < 0 : op == "<=" ? c <= 0 : op == ">" ? c > 0 : c >= 0;
+    }
+    if (!r) return Value::Bool(false);
+    left = std::move(right);
+  }
+  return Value::Bool(true);
+}
+
+Value Interp::Eval(const Expr& e, const ScopePtr& scope) {
+  try {
+    return EvalImpl(e, scope);
+  } catch (const OpError& err) {
+    Fail(e.line, e.col, err.what());
+  }
+}
+
+Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
+  switch (e.kind) {
+    case Expr::K::kConst:
+      return e.value;
+    case Expr::K::kName:
+      return Lookup(e.name, *scope, e.line, e.col);
+    case Expr::K::kList:
+    case Expr::K::kTuple: {
+      ValueList items;
+      items.reserve(e.items.size());
+      for (const auto& c : e.items) items.push_back(Eval(*c, scope));
+      return e.kind == Expr::K::kList ? Value::List(std::move(items)) : Value::Tuple(std::move(items));
+    }
+    case Expr::K::kDict: {
+      ValueDict d;
+      for (size_t i = 0; i + 1 < e.items.size(); i += 2) {
+        Value k = Eval(*e.items[i], scope);
+        Value v = Eval(*e.items[i + 1], scope);
+        if (k.is_undefined()) ThrowUndefined(k);
+        if (k.is_seq() && k.is_list()) throw OpError("unhashable type: 'list'");
+        if (k.is_dict()) throw OpError("unhashable type: 'dict'");
+        bool replaced = false;
+        for (auto& kv : d) {
+          if (Equals(kv.first, k)) {
+            kv.second = v;
+            replaced = true;
+            break;
+          }
+        }
+        if (!replaced) d.emplace_back(std::move(k), std::move(v));
+      }
+      return Value::Dict(std::move(d));
+    }
+    case Expr::K::kGetAttr: {
+      Value obj = Eval(*e.items[0], scope);
+      here_ = Pos(e.line, e.col);
+      return GetAttr(obj, e.name);
+    }
+    case Expr::K::kGetItem: {
+      Value obj = Eval(*e.items[0], scope);
+      const Expr& idx = *e.items[1];
+      if (idx.kind == Expr::K::kSlice) {
+        Value parts[3];
+        for (int k = 0; k < 3; ++k)
+          if (idx.items[k]) parts[k] = Eval(*idx.items[k], scope);
+        return Slice(obj, parts[0], parts[1], parts[2]);
+      }
+      Value key = Eval(idx, scope);
+      here_ = Pos(e.line, e.col);
+      return GetItem(obj, key);
+    }
+    case Expr::K::kSlice:
+      throw OpError("slice expression outside of a subscript");
+    case Expr::K::kCall:
+      return EvalCall(e, scope);
+    case Expr::K::kFilter: {
+      Value input = e.items[0] ? Eval(*e.items[0], scope) : *block_input;
+      ValueList args;
+      Kwargs kwargs;
+      EvalArgs(e, scope, args, kwargs);
+      here_ = Pos(e.line, e.col);
+      return ApplyFilter(e.name, input, args, kwargs);
+    }
+    case Expr::K::kTest: {
+      Value input = Eval(*e.items[0], scope);
+      ValueList args;
+      Kwargs kwargs;
+      EvalArgs(e, scope, args, kwargs);
+      here_ = Pos(e.line, e.col);
+      return Value::Bool(ApplyTest(e.name, input, args, kwargs));
+    }
+    case Expr::K::kNeg:
+      return UnaryMinus(Eval(*e.items[0], scope));
+    case Expr::K::kPos: {
+      Value v = Eval(*e.items[0], scope);
+      if (v.is_undefined()) ThrowUndefined(v);
+      if (!v.is_number()) throw OpError("bad operand type for unary +: '" + TypeName(v) + "'");
+      return v.is_bool() ? Value::Int(v.i()) : v;
+    }
+    case Expr::K::kNot:
+      return Value::Bool(!Truthy(Eval(*e.items[0], scope)));
+    case Expr::K::kBinary: {
+      Value a = Eval(*e.items[0], scope);
+      Value b = Eval(*e.items[1], scope);
+      return BinaryOp(e.name, a, b);
+    }
+    case Expr::K::kConcat: {
+      std::string s;
+      for (const auto& c : e.items) AppendStr(s, Eval(*c, scope));
+      return Value::Str(std::move(s));
+    }
+    case Expr::K::kCompare:
+      return EvalCompare(e, scope);
+    case Expr::K::kAnd: {
+      Value a = Eval(*e.items[0], scope);
+      if (!Truthy(a)) return a;
+      return Eval(*e.items[1], scope);
+    }
+    case Expr::K::kOr: {
+      Value a = Eval(*e.items[0], scope);
+      if (Truthy(a)) return a;
+      return Eval(*e.items[1], scope);
+    }
+    case Expr::K::kCond:
+      if (Truthy(Eval(*e.items[0], scope))) return Eval(*e.items[1], scope);
+      if (e.items[2]) return Eval(*e.items[2], scope);
+      return Value::Undef("the inline if-expression evaluated to false and no else section was defined",
+                          Pos(e.line, e.col), true);
+    case Expr::K::kBlockInput:
+      return block_input ? *block_input : Value();
+  }
+  return Value();
+}
+
+Value Interp::ApplyFilter(const std::string& name, const Value& input, ValueList& args, Kwargs& kwargs) {
+  auto it = env_.filters.find(name);
+  if (it != env_.filters.end()) {
+    if (input.is_undefined()) ThrowUndefined(input);
+    std::vector<Json> jargs;
+    jargs.push_back(input.ToJson());
+    for (const Value& a : args) jargs.push_back(a.ToJson());
+    Json jkw = Json::object();
+    for (const auto& kv : kwargs) jkw[kv.first] = kv.second.ToJson();
+    try {
+      return Value::OwnJson(it->second(jargs, jkw));
+    } catch (const std::exception& ex) {
+      throw OpError("filter '" + name + "' failed: " + ex.what());
+    }
+  }
+  FilterImpl f = FindBuiltinFilter(name);
+  if (!f) throw OpError("unknown filter '" + name + "'");
+  if (input.is_undefined() && name != "default" && name != "d" && !input.is_lenient_undefined())
+    ThrowUndefined(input);
+  return f(*this, input, args, kwargs);
+}
+
+bool Interp::ApplyTest(const std::string& name, const Value& input, ValueList& args, Kwargs& kwargs) {
+  TestImpl t = FindBuiltinTest(name);
+  if (!t) throw OpError("unknown test '" + name + "'");
+  return t(*this, input, args, kwargs);
+}
+
+}  // namespace msc::tmpl

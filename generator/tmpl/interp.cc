@@ -1,0 +1,515 @@
+// Statement rendering, scopes and runtime objects.
+#include "generator/tmpl/interp.h"
+
+#include <algorithm>
+
+#include "generator/common/error.h"
+#include "generator/tmpl/pystr.h"
+
+namespace msc::tmpl {
+
+bool Scope::Find(const std::string& name, Value* out) const {
+  for (const Scope* s = this; s; s = s->parent.get()) {
+    for (auto it = s->vars.rbegin(); it != s->vars.rend(); ++it) {
+      if (it->first == name) {
+        *out = it->second;
+        return true;
+      }
+    }
+    if (s->data) {
+      auto it = s->data->find(name);
+      if (it != s->data->end()) {
+        *out = Value::ViewJson(s->data_owner, &*it);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void Scope::Set(const std::string& name, Value v) {
+  for (auto& kv : vars) {
+    if (kv.first == name) {
+      kv.second = std::move(v);
+      return;
+    }
+  }
+  vars.emplace_back(name, std::move(v));
+}
+
+// ---- objects ----
+std::string Macro::Repr() const { return "<Macro " + pystr::Repr(name_) + ">"; }
+
+bool Macro::GetAttr(const std::string& name, Value* out) const {
+  if (name == "name") {
+    *out = Value::Str(name_);
+  } else if (name == "arguments") {
+    ValueList names;
+    for (const auto& p : node_->params) names.push_back(Value::Str(p.name));
+    *out = Value::Tuple(std::move(names));
+  } else if (name == "catch_kwargs") {
+    *out = Value::Bool(node_->uses_kwargs);
+  } else if (name == "catch_varargs") {
+    *out = Value::Bool(node_->uses_varargs);
+  } else if (name == "caller") {
+    *out = Value::Bool(node_->uses_caller);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
+  Interp::DepthGuard depth(&in);
+  const Node& n = *node_;
+  const size_t np = n.params.size();
+  auto scope = std::make_shared<Scope>();
+  scope->parent = closure_;
+  std::vector<bool> given(np, false);
+  for (size_t i = 0; i < std::min(args.size(), np); ++i) {
+    scope->Set(n.params[i].name, args[i]);
+    given[i] = true;
+  }
+  Kwargs rest;
+  bool found_caller = false;
+  Value caller;
+  for (auto& kv : kwargs) {
+    size_t idx = np;
+    for (size_t i = args.size(); i < np; ++i)
+      if (n.params[i].name == kv.first) idx = i;
+    if (idx < np && !given[idx]) {
+      scope->Set(kv.first, kv.second);
+      given[idx] = true;
+    } else if (kv.first == "caller" && n.uses_caller && !found_caller) {
+      caller = kv.second;
+      found_caller = true;
+    } else {
+      rest.push_back(kv);
+    }
+  }
+  if (!n.uses_kwargs && !rest.empty())
+    throw OpError("macro '" + name_ + "' takes no keyword argument '" + rest[0].first + "'");
+  if (!n.uses_varargs && args.size() > np)
+    throw OpError("macro '" + name_ + "' takes not more than " + std::to_string(np) + " argument(s)");
+  Interp::TemplateSwitch sw(&in, tmpl_);
+  for (size_t i = 0; i < np; ++i) {
+    if (given[i]) continue;
+    const MacroParam& p = n.params[i];
+    if (p.default_value) {
+      scope->Set(p.name, in.Eval(*p.default_value, scope));
+    } else {
+      scope->Set(p.name, Value::Undef("parameter '" + p.name + "' was not provided",
+                                      in.Pos(n.line, n.col)));
+    }
+  }
+  if (n.uses_varargs)
+    scope->Set("varargs", Value::Tuple(args.size() > np ? ValueList(args.begin() + np, args.end()) : ValueList()));
+  if (n.uses_kwargs) {
+    ValueDict d;
+    for (auto& kv : rest) d.emplace_back(Value::Str(kv.first), kv.second);
+    scope->Set("kwargs", Value::Dict(std::move(d)));
+  }
+  if (n.uses_caller)
+    scope->Set("caller", found_caller ? caller : Value::Undef("no caller defined", in.Pos(n.line, n.col)));
+  std::string out;
+  in.RenderBody(n.body, scope, out);
+  return Value::Str(std::move(out));
+}
+
+std::string Namespace::Repr() const {
+  std::string s = "<Namespace {";
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    if (i) s += ", ";
+    s += pystr::Repr(attrs[i].first) + ": " + msc::tmpl::Repr(attrs[i].second);
+  }
+  return s + "}>";
+}
+
+bool Namespace::GetAttr(const std::string& name, Value* out) const {
+  for (const auto& kv : attrs) {
+    if (kv.first == name) {
+      *out = kv.second;
+      return true;
+    }
+  }
+  return false;
+}
+
+void Namespace::SetAttr(const std::string& name, Value v) {
+  for (auto& kv : attrs) {
+    if (kv.first == name) {
+      kv.second = std::move(v);
+      return;
+    }
+  }
+  attrs.emplace_back(name, std::move(v));
+}
+
+std::string Range::Repr() const {
+  std::string s = "range(" + std::to_string(start_) + ", " + std::to_string(stop_);
+  if (step_ != 1) s += ", " + std::to_string(step_);
+  return s + ")";
+}
+
+ValueList Range::Items() const {
+  ValueList out;
+  if (step_ > 0)
+    for (int64_t i = start_; i < stop_; i += step_) out.push_back(Value::Int(i));
+  else
+    for (int64_t i = start_; i > stop_; i += step_) out.push_back(Value::Int(i));
+  return out;
+}
+
+bool Module::GetAttr(const std::string& attr, Value* out) const {
+  if (attr.empty() || attr[0] == '_' || !scope) return false;
+  for (const auto& kv : scope->vars) {
+    if (kv.first == attr) {
+      *out = kv.second;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+class LoopContext : public Object {
+ public:
+  explicit LoopContext(std::shared_ptr<ValueList> items) : items_(std::move(items)) {}
+  std::string TypeName() const override { return "LoopContext"; }
+  std::string Repr() const override {
+    return "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items_->size()) + ">";
+  }
+  bool GetAttr(const std::string& name, Value* out) const override {
+    const int64_t n = static_cast<int64_t>(items_->size());
+    const int64_t i = static_cast<int64_t>(index0);
+    if (name == "index") *out = Value::Int(i + 1);
+    else if (name == "index0") *out = Value::Int(i);
+    else if (name == "revindex") *out = Value::Int(n - i);
+    else if (name == "revindex0") *out = Value::Int(n - i - 1);
+    else if (name == "first") *out = Value::Bool(i == 0);
+    else if (name == "last") *out = Value::Bool(i == n - 1);
+    else if (name == "length") *out = Value::Int(n);
+    else if (name == "depth") *out = Value::Int(1);
+    else if (name == "depth0") *out = Value::Int(0);
+    else if (name == "previtem")
+      *out = i > 0 ? (*items_)[i - 1] : Value::Undef("there is no previous item", pos);
+    else if (name == "nextitem")
+      *out = i + 1 < n ? (*items_)[i + 1] : Value::Undef("there is no next item", pos);
+    else if (name == "cycle") {
+      size_t idx = index0;
+      *out = Value::Obj(std::make_shared<NativeFunction>("cycle", [idx](Interp&, ValueList& args, Kwargs&) {
+        if (args.empty()) throw OpError("no items for cycling given");
+        return args[idx % args.size()];
+      }));
+    } else if (name == "changed") {
+      auto self = const_cast<LoopContext*>(this);
+      *out = Value::Obj(std::make_shared<NativeFunction>("changed", [self](Interp&, ValueList& args, Kwargs&) {
+        Value v = Value::List(args);
+        if (self->has_last_ && Equals(self->last_, v)) return Value::Bool(false);
+        self->last_ = v;
+        self->has_last_ = true;
+        return Value::Bool(true);
+      }));
+    } else {
+      return false;
+    }
+    return true;
+  }
+  size_t index0 = 0;
+  SourcePos pos;
+
+ private:
+  std::shared_ptr<ValueList> items_;
+  Value last_;
+  bool has_last_ = false;
+};
+
+void AppendTrace(const msc::Error& e, const std::string& where) {
+  std::string msg = e.what();
+  if (std::count(msg.begin(), msg.end(), '\n') < 8) msg += "\n  " + where;
+  throw msc::Error(msg);
+}
+
+}  // namespace
+
+// ---- interpreter: statements ----
+Interp::~Interp() {
+  // Break reference cycles (macros capture the scope they are defined in).
+  for (auto& s : cleanup_) s->vars.clear();
+  for (auto& ns : namespaces_) ns->attrs.clear();
+}
+
+Interp::DepthGuard::DepthGuard(Interp* i) : in(i) {
+  if (++in->depth_ > kMaxDepth) {
+    --in->depth_;
+    throw OpError("maximum recursion depth exceeded (more than " + std::to_string(kMaxDepth) +
+                  " nested macro calls/includes/imports)");
+  }
+}
+
+void Interp::Fail(int line, int col, const std::string& msg) const {
+  throw msc::Error(FormatPos(SourcePos{cur_file_, line, col}) + msg);
+}
+
+ScopePtr Interp::NewRootScope() { return std::make_shared<Scope>(); }
+
+void Interp::RenderTemplate(const Template& t, const ScopePtr& scope, std::string& out) {
+  TemplateSwitch sw(this, &t);
+  RenderBody(t.body, scope, out);
+}
+
+void Interp::RenderBody(const Body& body, const ScopePtr& scope, std::string& out) {
+  for (const auto& n : body) RenderNode(*n, scope, out);
+}
+
+void Interp::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
+  if (target.kind == Expr::K::kName) {
+    scope->Set(target.name, v);
+  } else if (target.kind == Expr::K::kTuple) {
+    ValueList items = Iterate(v);
+    if (items.size() < target.items.size())
+      Fail(target.line, target.col, "not enough values to unpack (expected " + std::to_string(target.items.size()) +
+                                        ", got " + std::to_string(items.size()) + ")");
+    if (items.size() > target.items.size())
+      Fail(target.line, target.col, "too many values to unpack (expected " + std::to_string(target.items.size()) + ")");
+    for (size_t i = 0; i < items.size(); ++i) Assign(*target.items[i], items[i], scope);
+  } else if (target.kind == Expr::K::kGetAttr) {
+    const Expr& ns_name = *target.items[0];
+    Value ns = Lookup(ns_name.name, *scope, ns_name.line, ns_name.col);
+    if (ns.is_undefined()) ThrowUndefined(ns);
+    auto* obj = ns.is_object() ? dynamic_cast<Namespace*>(ns.obj()) : nullptr;
+    if (!obj) Fail(target.line, target.col, "cannot assign attribute on non-namespace object '" + ns_name.name + "'");
+    obj->SetAttr(target.name, v);
+  }
+}
+
+void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) {
+  switch (n.kind) {
+    case Node::K::kText:
+      out += n.text;
+      return;
+    case Node::K::kPrint: {
+      Value v = Eval(*n.expr, scope);
+      try {
+        AppendStr(out, v);
+      } catch (const OpError& e) {
+        Fail(n.expr->line, n.expr->col, e.what());
+      }
+      return;
+    }
+    case Node::K::kIf:
+      for (size_t i = 0; i < n.conds.size(); ++i) {
+        Value c = Eval(*n.conds[i], scope);
+        if (Truthy(c)) {
+          RenderBody(n.bodies[i], scope, out);
+          return;
+        }
+      }
+      RenderBody(n.else_body, scope, out);
+      return;
+    case Node::K::kFor:
+      RenderFor(n, scope, out);
+      return;
+    case Node::K::kSet:
+      Assign(*n.target, Eval(*n.expr, scope), scope);
+      return;
+    case Node::K::kSetBlock:
+    case Node::K::kFilterBlock: {
+      auto inner = std::make_shared<Scope>();
+      inner->parent = scope;
+      std::string text;
+      RenderBody(n.body, inner, text);
+      Value v = Value::Str(std::move(text));
+      if (n.expr) {
+        const Value* saved = block_input;
+        block_input = &v;
+        Value r = Eval(*n.expr, scope);
+        block_input = saved;
+        v = r;
+      }
+      if (n.kind == Node::K::kSetBlock) {
+        Assign(*n.target, v, scope);
+      } else {
+        try {
+          AppendStr(out, v);
+        } catch (const OpError& e) {
+          Fail(n.line, n.col, e.what());
+        }
+      }
+      return;
+    }
+    case Node::K::kMacro:
+      scope->Set(n.name, Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, n.name)));
+      Register(scope);
+      return;
+    case Node::K::kCallBlock:
+      RenderCallBlock(n, scope, out);
+      return;
+    case Node::K::kInclude:
+      RenderInclude(n, scope, out);
+      return;
+    case Node::K::kImport:
+    case Node::K::kFromImport:
+      RenderImport(n, scope);
+      return;
+    case Node::K::kWith: {
+      ValueList values;
+      for (const auto& v : n.values) values.push_back(Eval(*v, scope));
+      auto inner = std::make_shared<Scope>();
+      inner->parent = scope;
+      for (size_t i = 0; i < values.size(); ++i) Assign(*n.targets[i], values[i], inner);
+      RenderBody(n.body, inner, out);
+      return;
+    }
+  }
+}
+
+void Interp::RenderFor(const Node& n, const ScopePtr& scope, std::string& out) {
+  Value seq = Eval(*n.expr, scope);
+  ValueList items;
+  try {
+    items = Iterate(seq);
+  } catch (const OpError& e) {
+    Fail(n.expr->line, n.expr->col, e.what());
+  }
+  if (n.cond) {
+    ValueList kept;
+    auto tmp = std::make_shared<Scope>();
+    tmp->parent = scope;
+    for (auto& item : items) {
+      tmp->vars.clear();
+      Assign(*n.target, item, tmp);
+      if (Truthy(Eval(*n.cond, tmp))) kept.push_back(std::move(item));
+    }
+    items = std::move(kept);
+  }
+  if (items.empty()) {
+    if (!n.else_body.empty()) {
+      auto inner = std::make_shared<Scope>();
+      inner->parent = scope;
+      RenderBody(n.else_body, inner, out);
+    }
+    return;
+  }
+  auto shared_items = std::make_shared<ValueList>(std::move(items));
+  auto loop = std::make_shared<LoopContext>(shared_items);
+  loop->pos = Pos(n.line, n.col);
+  Value loop_value = Value::Obj(loop);
+  ScopePtr iter_scope;
+  for (size_t i = 0; i < shared_items->size(); ++i) {
+    if (iter_scope && iter_scope.use_count() == 1) {
+      iter_scope->vars.clear();
+    } else {
+      iter_scope = std::make_shared<Scope>();
+      iter_scope->parent = scope;
+    }
+    loop->index0 = i;
+    iter_scope->vars.emplace_back("loop", loop_value);
+    Assign(*n.target, (*shared_items)[i], iter_scope);
+    RenderBody(n.body, iter_scope, out);
+  }
+}
+
+void Interp::RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& out) {
+  const Expr& call = *n.expr;
+  Value callee = Eval(*call.items[0], scope);
+  ValueList args;
+  Kwargs kwargs;
+  EvalArgs(call, scope, args, kwargs);
+  kwargs.emplace_back("caller", Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, "caller")));
+  Value r;
+  try {
+    r = CallValue(callee, args, kwargs);
+    AppendStr(out, r);
+  } catch (const OpError& e) {
+    Fail(call.line, call.col, e.what());
+  }
+}
+
+void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& out) {
+  Value name = Eval(*n.expr, scope);
+  ValueList names = name.is_seq() ? Iterate(name) : ValueList{name};
+  std::shared_ptr<const Template> t;
+  try {
+    for (const Value& v : names) {
+      if (v.is_undefined()) ThrowUndefined(v);
+      if (!v.is_string()) throw OpError("template name must be a string, got " + TypeName(v));
+      t = env_.Load(v.s());
+      if (t) break;
+    }
+  } catch (const OpError& e) {
+    Fail(n.line, n.col, e.what());
+  }
+  if (!t) {
+    if (n.ignore_missing) return;
+    if (names.size() == 1) Fail(n.expr->line, n.expr->col, "template " + Repr(names[0]) + " not found");
+    Fail(n.expr->line, n.expr->col, "none of the templates given were found: " + Repr(name));
+  }
+  ScopePtr inner = std::make_shared<Scope>();
+  if (n.with_context) {
+    inner->parent = scope;
+    // Like Jinja2, included templates see the includer's variables but not its `loop`.
+    inner->vars.emplace_back("loop", Value::Undef("undefined variable 'loop'", Pos(n.line, n.col)));
+  }
+  std::string where = "included from " + FormatPos(Pos(n.line, n.col));
+  where.resize(where.size() - 2);
+  try {
+    DepthGuard depth(this);
+    TemplateSwitch sw(this, t.get());
+    RenderBody(t->body, inner, out);
+  } catch (const OpError& e) {
+    Fail(n.line, n.col, e.what());
+  } catch (const msc::Error& e) {
+    AppendTrace(e, where);
+  }
+}
+
+void Interp::RenderImport(const Node& n, const ScopePtr& scope) {
+  Value mod = ImportModule(n, scope);
+  if (n.kind == Node::K::kImport) {
+    scope->Set(n.name, mod);
+    return;
+  }
+  auto* m = static_cast<Module*>(mod.obj());
+  for (const auto& [name, alias] : n.names) {
+    Value v;
+    if (!m->GetAttr(name, &v))
+      v = Value::Undef("the template " + pystr::Repr(m->name) + " (imported on line " + std::to_string(n.line) +
+                           ") does not export the requested name " + pystr::Repr(name),
+                       Pos(n.line, n.col));
+    scope->Set(alias, v);
+  }
+}
+
+Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
+  Value name = Eval(*n.expr, scope);
+  std::shared_ptr<const Template> t;
+  try {
+    if (name.is_undefined()) ThrowUndefined(name);
+    if (!name.is_string()) throw OpError("template name must be a string, got " + TypeName(name));
+    t = env_.Load(name.s());
+  } catch (const OpError& e) {
+    Fail(n.expr->line, n.expr->col, e.what());
+  }
+  if (!t) Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
+  auto mod = std::make_shared<Module>();
+  mod->name = name.s();
+  mod->scope = std::make_shared<Scope>();
+  if (n.with_context) mod->scope->parent = scope;
+  Register(mod->scope);
+  std::string where = "imported from " + FormatPos(Pos(n.line, n.col));
+  where.resize(where.size() - 2);
+  try {
+    DepthGuard depth(this);
+    TemplateSwitch sw(this, t.get());
+    RenderBody(t->body, mod->scope, mod->output);
+  } catch (const OpError& e) {
+    Fail(n.line, n.col, e.what());
+  } catch (const msc::Error& e) {
+    AppendTrace(e, where);
+  }
+  return Value::Obj(mod);
+}
+
+}  // namespace msc::tmpl

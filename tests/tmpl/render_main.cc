@@ -1,0 +1,37 @@
+// msc_tmpl_render TEMPLATE_PATH DATA_JSON: renders a template (Environment rooted at the
+// template's folder) with the JSON data file and prints the result to stdout.
+// On error prints "error: <message>" to stderr and exits 1.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "generator/common/error.h"
+#include "generator/tmpl/environment.h"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: msc_tmpl_render TEMPLATE_PATH DATA_JSON\n";
+    return 2;
+  }
+  try {
+    std::filesystem::path tmpl(argv[1]);
+    std::ifstream data_in(argv[2], std::ios::binary);
+    if (!data_in) throw msc::Error(std::string(argv[2]) + ": cannot open data file");
+    msc::tmpl::Json data;
+    try {
+      data = msc::tmpl::Json::parse(data_in);
+    } catch (const std::exception& e) {
+      throw msc::Error(std::string(argv[2]) + ": invalid JSON: " + e.what());
+    }
+    std::string root = tmpl.has_parent_path() ? tmpl.parent_path().string() : ".";
+    msc::tmpl::Environment env(root);
+    std::string out = env.Render(tmpl.filename().string(), data);
+    std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
+    std::cout.flush();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
