@@ -1,0 +1,156 @@
+#include "harness.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "bench.h"
+#include "context.h"
+#include "error.h"
+#include "model.h"
+#include "safetensors.h"
+
+namespace msc_vk {
+namespace {
+
+long ParseInt(const std::string& opt, const std::string& v, long min) {
+  char* end = nullptr;
+  long x = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || x < min) {
+    throw Error("option " + opt + " expects an integer >= " + std::to_string(min) + ", got '" + v + "'");
+  }
+  return x;
+}
+
+double ParseDouble(const std::string& opt, const std::string& v) {
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(x >= 0)) {
+    throw Error("option " + opt + " expects a non-negative number, got '" + v + "'");
+  }
+  return x;
+}
+
+int GoldenCheck(Model& model, const MainOptions& opt) {
+  SafetensorsFile golden(opt.golden, "golden file");
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    const Tensor& t = model.inputs()[i];
+    std::vector<uint8_t> data(t.bytes());
+    golden.Read(t.name, t.dtype, t.shape, data.data(), data.size());
+    model.SetInput(i, data.data(), data.size());
+  }
+  model.Run();
+  bool pass = true;
+  for (size_t i = 0; i < model.outputs().size(); ++i) {
+    const Tensor& t = model.outputs()[i];
+    std::vector<uint8_t> actual(t.bytes()), expected(t.bytes());
+    model.GetOutput(i, actual.data(), actual.size());
+    golden.Read(t.name, t.dtype, t.shape, expected.data(), expected.size());
+    CompareResult r =
+        t.dtype == DType::kFloat32
+            ? CompareFloat32(t.name, reinterpret_cast<const float*>(actual.data()),
+                             reinterpret_cast<const float*>(expected.data()), t.numel(), opt.tol)
+            : CompareExact(t.name, actual.data(), expected.data(), t.numel(), DTypeSize(t.dtype));
+    std::printf("%s\n", r.Summary().c_str());
+    pass = pass && r.pass();
+  }
+  std::printf("golden check: %s\n", pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
+}
+
+void Bench(Model& model, const MainOptions& opt) {
+  bool have_golden = false;
+  try {
+    SafetensorsFile golden(opt.golden, "golden file");
+    for (size_t i = 0; i < model.inputs().size(); ++i) {
+      const Tensor& t = model.inputs()[i];
+      std::vector<uint8_t> data(t.bytes());
+      golden.Read(t.name, t.dtype, t.shape, data.data(), data.size());
+      model.SetInput(i, data.data(), data.size());
+    }
+    have_golden = true;
+  } catch (const Error& e) {
+    std::printf("note: benchmarking with zero inputs (%s)\n", e.what());
+  }
+  if (!have_golden) {
+    for (size_t i = 0; i < model.inputs().size(); ++i) {
+      std::vector<uint8_t> zeros(model.inputs()[i].bytes());
+      model.SetInput(i, zeros.data(), zeros.size());
+    }
+  }
+  BenchStats s = Benchmark([&] { model.Run(); }, opt.warmup, opt.bench);
+  std::printf("bench: %s\n", s.Summary().c_str());
+}
+
+}  // namespace
+
+std::string Usage(const std::string& program) {
+  return "usage: " + program +
+         " [--device INDEX] [--weights PATH] [--golden PATH] [--atol X] [--rtol X]\n"
+         "       [--bench N] [--warmup N] [--validation] [--verbose] [--list-devices]\n"
+         "Runs the golden check (default) or N timed inferences (--bench N).\n"
+         "Environment: MSC_VK_DEVICE=INDEX selects the device when --device is absent.\n";
+}
+
+MainOptions ParseMainOptions(const std::vector<std::string>& args, const MainOptions& defaults) {
+  MainOptions o = defaults;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw Error("option " + a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--device") o.device = static_cast<int>(ParseInt(a, value(), 0));
+    else if (a == "--bench") o.bench = static_cast<int>(ParseInt(a, value(), 1));
+    else if (a == "--warmup") o.warmup = static_cast<int>(ParseInt(a, value(), 0));
+    else if (a == "--weights") o.weights = value();
+    else if (a == "--golden") o.golden = value();
+    else if (a == "--atol") o.tol.atol = ParseDouble(a, value());
+    else if (a == "--rtol") o.tol.rtol = ParseDouble(a, value());
+    else if (a == "--validation") o.validation = true;
+    else if (a == "--verbose") o.verbose = true;
+    else if (a == "--list-devices") o.list_devices = true;
+    else if (a == "-h" || a == "--help") o.help = true;
+    else throw Error("unknown option '" + a + "'");
+  }
+  return o;
+}
+
+int RunMain(int argc, char** argv, const BuildFn& build, const MainOptions& defaults) {
+  const std::string program = argc > 0 ? argv[0] : "model";
+  try {
+    MainOptions opt = ParseMainOptions(std::vector<std::string>(argv, argv + argc), defaults);
+    if (opt.help) {
+      std::printf("%s", Usage(program).c_str());
+      return 0;
+    }
+    if (opt.list_devices) {
+      for (const DeviceInfo& d : ListDevices()) std::printf("%d: %s (%s)\n", d.index, d.name.c_str(), DeviceTypeName(d.type));
+      return 0;
+    }
+    ContextOptions copt;
+    copt.device_index = opt.device;
+    copt.validation = opt.validation;
+    copt.verbose = opt.verbose;
+    Context ctx(copt);
+    std::printf("device: %s\n", ctx.Describe().c_str());
+    std::unique_ptr<Model> model = build(ctx, opt.weights);
+    int status = 0;
+    if (opt.bench > 0) {
+      Bench(*model, opt);
+    } else {
+      status = GoldenCheck(*model, opt);
+    }
+    model.reset();
+    if (ctx.message_count() > 0) {
+      std::printf("FAIL: %zu Vulkan validation message(s) reported\n", ctx.message_count());
+      status = 1;
+    }
+    return status;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace msc_vk

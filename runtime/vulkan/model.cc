@@ -1,0 +1,33 @@
+#include "model.h"
+
+#include "error.h"
+
+namespace msc_vk {
+
+Model::Model(Context& ctx, uint64_t arena_bytes, const std::string& weights_path,
+             const std::vector<WeightSpec>& weights)
+    : ctx_(ctx),
+      arena_(ctx, arena_bytes, MemoryKind::kDevice, "arena"),
+      weights_(ctx, weights_path, weights),
+      program_(ctx) {}
+
+Tensor Model::Input(const std::string& name, DType dtype, Shape shape, uint64_t offset) {
+  Tensor t = MakeTensor(arena_, name, dtype, std::move(shape), offset);
+  program_.AddInput(t);
+  inputs_.push_back(t);
+  return t;
+}
+
+Tensor Model::Arena(const std::string& name, DType dtype, Shape shape, uint64_t offset) {
+  return MakeTensor(arena_, name, dtype, std::move(shape), offset);
+}
+
+void Model::Output(const std::string& name, const Tensor& t) {
+  if (t.buffer != &arena_) throw Error("output '" + name + "' (" + t.Describe() + ") must be an arena tensor");
+  Tensor out = t;
+  out.name = name;
+  program_.AddOutput(out);
+  outputs_.push_back(out);
+}
+
+}  // namespace msc_vk

@@ -1,0 +1,104 @@
+#include <algorithm>
+
+#include "context.h"
+#include "error.h"
+#include "ops_internal.h"
+
+namespace msc_vk {
+namespace ops {
+
+std::array<uint32_t, 3> Grid1D(const Context& ctx, uint64_t invocations, uint32_t local_size) {
+  const uint64_t groups = (invocations + local_size - 1) / local_size;
+  const uint64_t max_x = std::min<uint64_t>(65535, ctx.limits().maxComputeWorkGroupCount[0]);
+  if (groups <= max_x) return {static_cast<uint32_t>(groups), 1, 1};
+  const uint64_t y = (groups + max_x - 1) / max_x;
+  if (y > ctx.limits().maxComputeWorkGroupCount[1]) {
+    throw Error("1-D problem of " + std::to_string(invocations) + " invocations exceeds the device's grid");
+  }
+  return {static_cast<uint32_t>(max_x), static_cast<uint32_t>(y), 1};
+}
+
+namespace detail {
+
+void Fail(const char* optype, const Tensor& y, const std::string& message) {
+  throw Error(std::string(optype) + " '" + y.name + "': " + message);
+}
+
+void CheckFloat32(const char* optype, const Tensor& y, std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* t : tensors) {
+    if (!t->buffer) Fail(optype, y, "tensor " + t->Describe() + " has no buffer");
+    if (t->dtype != DType::kFloat32) {
+      Fail(optype, y, "tensor " + t->Describe() + " is " + DTypeName(t->dtype) + "; the Vulkan shaders take float32");
+    }
+  }
+}
+
+void CheckRank(const char* optype, const Tensor& y, const Tensor& t, size_t rank, const char* role) {
+  if (t.shape.size() != rank) {
+    Fail(optype, y, std::string(role) + " " + t.Describe() + " must have " + std::to_string(rank) + " dims");
+  }
+}
+
+uint32_t U32(int64_t v, const char* optype, const Tensor& y, const char* what) {
+  if (v < 0 || v > 0xffffffffLL) Fail(optype, y, std::string(what) + " = " + std::to_string(v) + " is out of range");
+  return static_cast<uint32_t>(v);
+}
+
+int64_t NormAxis(int64_t axis, size_t rank, const char* optype, const Tensor& y) {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) Fail(optype, y, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+  return axis < 0 ? axis + r : axis;
+}
+
+std::vector<int64_t> ContiguousStrides(const Shape& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
+  const size_t n = std::max(a.size(), b.size());
+  out->assign(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    (*out)[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides, const char* optype,
+                   const Tensor& y) {
+  Collapsed c;
+  c.strides.resize(strides.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = !c.shape.empty();
+    for (size_t k = 0; merge && k < strides.size(); ++k) merge = c.strides[k].back() == strides[k][d] * shape[d];
+    if (merge) {
+      c.shape.back() *= shape[d];
+      for (size_t k = 0; k < strides.size(); ++k) c.strides[k].back() = strides[k][d];
+    } else {
+      c.shape.push_back(shape[d]);
+      for (size_t k = 0; k < strides.size(); ++k) c.strides[k].push_back(strides[k][d]);
+    }
+  }
+  if (c.shape.size() > 4) {
+    Fail(optype, y, "the access pattern needs " + std::to_string(c.shape.size()) +
+                        " dims after collapsing; the shader handles 4");
+  }
+  while (c.shape.size() < 4) {
+    c.shape.insert(c.shape.begin(), 1);
+    for (auto& s : c.strides) s.insert(s.begin(), 0);
+  }
+  return c;
+}
+
+bool SameBytes(const Tensor& a, const Tensor& b) {
+  return a.buffer == b.buffer && a.offset == b.offset && a.bytes() == b.bytes();
+}
+
+}  // namespace detail
+}  // namespace ops
+}  // namespace msc_vk

@@ -1,0 +1,147 @@
+// Register-blocked GEMM, included by matmul.comp, nn/batch_matmul.comp, nn/dense.comp,
+// msc/linear.comp, msc/linear_bias.comp (HAS_BIAS).
+//
+//   C[b, m, n] = act( sum_k A[b, m, k] * B'[b, k, n] (+ bias[n]) )      float32, row-major
+//   B' = B (B is [.., K, N]) or B^T (TRANS_B = 1: B is [.., N, K], the torch Linear weight layout)
+//
+// Each invocation computes a GEMM_BM x GEMM_BN block of C (16 x 8): the rows are the same for the
+// whole workgroup, the columns differ per invocation. No shared memory (it only costs on CPU
+// devices). VEC4 = 1 reads A and B as vec4 texels (needs K % 4 == 0 and N % 4 == 0); VEC4 = 0
+// reads floats (any sizes). Edge blocks clamp their load indices and guard their stores.
+//
+// Bindings: 0 A (texel), 1 B (texel), [2 bias (texel, N floats)], last C (storage, float).
+// Workgroup (64, 1, 1). Grid: x = ceil(ceil(N / 8) / 64), y = ceil(M / 16), z = batch entries.
+#include "util.glsl"
+
+#define GEMM_BM 16
+#define GEMM_BN 8
+
+layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = 0) const uint TRANS_B = 0;  // 1: B is [N, K]
+layout(constant_id = 1) const uint ACT = 0;      // 1: v = clamp(v, act_min, act_max) (relu: 0, +inf)
+layout(constant_id = 2) const uint VEC4 = 0;     // 1: vec4 texel views of A and B
+
+layout(set = 0, binding = 0) uniform samplerBuffer A;
+layout(set = 0, binding = 1) uniform samplerBuffer B;
+#ifdef HAS_BIAS
+layout(set = 0, binding = 2) uniform samplerBuffer Bias;
+layout(std430, set = 0, binding = 3) writeonly buffer BufC { float C[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer BufC4 { vec4 C4[]; };
+#else
+layout(std430, set = 0, binding = 2) writeonly buffer BufC { float C[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer BufC4 { vec4 C4[]; };
+#endif
+
+layout(push_constant) uniform Push {
+  uint M, N, K;
+  uint batch_ndim;    // batch dims used (0..4), outermost first in the arrays below
+  uint bshape[4];     // output batch dims
+  uint a_bstride[4];  // A element stride per batch dim (0: broadcast)
+  uint b_bstride[4];  // B element stride per batch dim (0: broadcast)
+  float act_min, act_max;
+} p;
+
+void main() {
+  const uint m0 = gl_WorkGroupID.y * GEMM_BM;
+  const uint n0 = gl_GlobalInvocationID.x * GEMM_BN;
+  if (n0 >= p.N) return;
+
+  uint rest = gl_WorkGroupID.z, a_base = 0, b_base = 0;
+  for (int d = int(p.batch_ndim) - 1; d >= 0; --d) {
+    const uint i = rest % p.bshape[d];
+    rest /= p.bshape[d];
+    a_base += i * p.a_bstride[d];
+    b_base += i * p.b_bstride[d];
+  }
+  const uint c_base = gl_WorkGroupID.z * p.M * p.N;
+
+  vec4 acc[GEMM_BM][2];
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+    acc[i][0] = vec4(0.0);
+    acc[i][1] = vec4(0.0);
+  }
+  uint arow[GEMM_BM];  // element index of A[b, m, 0] (rows clamped to M - 1)
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) arow[i] = a_base + min(m0 + i, p.M - 1) * p.K;
+  uint ncol[GEMM_BN];  // columns clamped to N - 1
+  [[unroll]] for (uint j = 0; j < GEMM_BN; ++j) ncol[j] = min(n0 + j, p.N - 1);
+
+  if (VEC4 != 0 && TRANS_B == 0) {
+    // B rows: two vec4 texels per k (columns n0..n0+7; the second clamped for N % 8 == 4).
+    const uint b1 = min(n0 + 4, p.N - 4);
+    uint bi = b_base + n0, bj = b_base + b1;
+    for (uint k = 0; k < p.K; k += 4) {
+      vec4 a[GEMM_BM];
+      [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) a[i] = texelFetch(A, int((arow[i] + k) >> 2));
+      [[unroll]] for (uint kk = 0; kk < 4; ++kk) {
+        const vec4 b0 = texelFetch(B, int(bi >> 2)), bv1 = texelFetch(B, int(bj >> 2));
+        bi += p.N;
+        bj += p.N;
+        [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+          acc[i][0] = fma(vec4(a[i][kk]), b0, acc[i][0]);
+          acc[i][1] = fma(vec4(a[i][kk]), bv1, acc[i][1]);
+        }
+      }
+    }
+  } else if (VEC4 != 0) {
+    // TRANS_B: B row n is contiguous in k: dot products of vec4s.
+    for (uint k = 0; k < p.K; k += 4) {
+      vec4 a[GEMM_BM];
+      [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) a[i] = texelFetch(A, int((arow[i] + k) >> 2));
+      vec4 b[GEMM_BN];
+      [[unroll]] for (uint j = 0; j < GEMM_BN; ++j) b[j] = texelFetch(B, int((b_base + ncol[j] * p.K + k) >> 2));
+      [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+        acc[i][0] += vec4(dot(a[i], b[0]), dot(a[i], b[1]), dot(a[i], b[2]), dot(a[i], b[3]));
+        acc[i][1] += vec4(dot(a[i], b[4]), dot(a[i], b[5]), dot(a[i], b[6]), dot(a[i], b[7]));
+      }
+    }
+  } else {
+    uint bidx[GEMM_BN];
+    [[unroll]] for (uint j = 0; j < GEMM_BN; ++j) bidx[j] = b_base + (TRANS_B != 0 ? ncol[j] * p.K : ncol[j]);
+    const uint bstep = TRANS_B != 0 ? 1 : p.N;
+    for (uint k = 0; k < p.K; ++k) {
+      float a[GEMM_BM];
+      [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) a[i] = Fetch(A, arow[i] + k);
+      vec4 b0, b1;
+      [[unroll]] for (uint j = 0; j < 4; ++j) {
+        b0[j] = Fetch(B, bidx[j]);
+        b1[j] = Fetch(B, bidx[j + 4]);
+        bidx[j] += bstep;
+        bidx[j + 4] += bstep;
+      }
+      [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+        acc[i][0] = fma(vec4(a[i]), b0, acc[i][0]);
+        acc[i][1] = fma(vec4(a[i]), b1, acc[i][1]);
+      }
+    }
+  }
+
+  vec4 bias0 = vec4(0.0), bias1 = vec4(0.0);
+#ifdef HAS_BIAS
+  [[unroll]] for (uint j = 0; j < 4; ++j) {
+    bias0[j] = Fetch(Bias, ncol[j]);
+    bias1[j] = Fetch(Bias, ncol[j + 4]);
+  }
+#endif
+  const bool full = n0 + GEMM_BN <= p.N;
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+    const uint m = m0 + i;
+    if (m < p.M) {
+      vec4 v0 = acc[i][0] + bias0, v1 = acc[i][1] + bias1;
+      if (ACT != 0) {
+        v0 = clamp(v0, p.act_min, p.act_max);
+        v1 = clamp(v1, p.act_min, p.act_max);
+      }
+      const uint c = c_base + m * p.N + n0;
+      if (VEC4 != 0 && full) {
+        C4[c >> 2] = v0;
+        C4[(c >> 2) + 1] = v1;
+      } else {
+        [[unroll]] for (uint j = 0; j < 4; ++j) {
+          if (n0 + j < p.N) C[c + j] = v0[j];
+          if (n0 + j + 4 < p.N) C[c + j + 4] = v1[j];
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,18 @@
+// Helpers shared by the msc_vk shaders.
+//
+// Conventions of every shader in this tree:
+//  * set 0 only; read-only tensors are uniform texel buffers (`uniform samplerBuffer`, R32_SFLOAT
+//    view = one float per texel, or R32G32B32A32_SFLOAT view = one vec4 per texel, chosen by the
+//    host together with a specialization constant); written tensors are storage buffers.
+//    On CPU devices a texel fetch is a vector gather, a storage-buffer load a per-lane loop.
+//  * 1-D work uses a 2-D grid (x <= 65535 workgroups) folded by LinearId().
+//  * All sizes and offsets are in elements (float32), never bytes.
+#extension GL_EXT_control_flow_attributes : require
+
+// Invocation index of a 1-D problem dispatched as a (gx, gy, 1) grid of 1-D workgroups.
+uint LinearId() {
+  return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+}
+
+// One float of a texel buffer with an R32_SFLOAT view.
+float Fetch(samplerBuffer t, uint i) { return texelFetch(t, int(i)).x; }

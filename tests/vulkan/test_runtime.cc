@@ -1,0 +1,173 @@
+// Context, Buffer, Program, shader lookup and device-limit tests.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "test_util.h"
+
+namespace ops = msc_vk::ops;
+using msc_vk::Tensor;
+
+using vkt::ScopedEnv;
+
+TEST_CASE("device selection: list, automatic, --device, MSC_VK_DEVICE") {
+  const auto devices = msc_vk::ListDevices();
+  REQUIRE(!devices.empty());
+  MESSAGE("device 0: " << devices[0].name << " (" << std::string(msc_vk::DeviceTypeName(devices[0].type)) << ")");
+  CHECK(vkt::Ctx().Describe().find(vkt::Ctx().info().name) != std::string::npos);
+
+  msc_vk::ContextOptions bad;
+  bad.device_index = 99;
+  vkt::ExpectError([&] { msc_vk::Context c(bad); }, "Vulkan device index 99 (--device) is out of range; " +
+                                                        std::to_string(devices.size()) + " device(s):\n  0: ");
+  {
+    ScopedEnv env("MSC_VK_DEVICE", "abc");
+    vkt::ExpectError([] { msc_vk::Context c; }, "MSC_VK_DEVICE='abc' is not a device index; devices:");
+  }
+  {
+    ScopedEnv env("MSC_VK_DEVICE", "0");
+    msc_vk::Context c;
+    CHECK(c.info().index == 0);
+  }
+  {
+    ScopedEnv env("MSC_VK_DEVICE", "5");
+    vkt::ExpectError([] { msc_vk::Context c; }, "Vulkan device index 5 (MSC_VK_DEVICE) is out of range");
+  }
+}
+
+TEST_CASE("no Vulkan driver gives a clear error, not a crash") {
+  ScopedEnv a("VK_ICD_FILENAMES", "/nonexistent/icd.json");
+  ScopedEnv b("VK_DRIVER_FILES", "/nonexistent/icd.json");
+  vkt::ExpectError([] { msc_vk::Context c; }, "no Vulkan device found");
+  vkt::ExpectError([] { msc_vk::ListDevices(); }, "no Vulkan device found");
+}
+
+TEST_CASE("the validation messenger counts synchronization hazards") {
+  // Two unsynchronized transfer writes to the same bytes: a WRITE_AFTER_WRITE hazard that
+  // synchronization validation must report. Proves the zero-message assertions are meaningful.
+  msc_vk::ContextOptions o;
+  o.validation = true;
+  msc_vk::Context ctx(o);
+  msc_vk::Buffer buf(ctx, 256, msc_vk::MemoryKind::kDevice, "hazard");
+  ctx.SubmitAndWait([&](VkCommandBuffer cmd) {
+    vkCmdFillBuffer(cmd, buf.handle(), 0, 256, 1);
+    vkCmdFillBuffer(cmd, buf.handle(), 0, 256, 2);
+  });
+  CHECK(ctx.message_count() >= 1);
+  bool hazard = false;
+  for (const std::string& m : ctx.messages()) hazard = hazard || m.find("SYNC-HAZARD") != std::string::npos;
+  CHECK(hazard);
+}
+
+TEST_CASE("Program: barriers only between dependent dispatches; one command buffer replayed") {
+  auto& ctx = vkt::Ctx();
+  vkt::Arena ar(ctx, 1 << 20);
+  Tensor x = ar.Alloc("x", {64}), y = ar.Alloc("y", {64}), w = ar.Alloc("w", {64}), z = ar.Alloc("z", {64});
+  msc_vk::Program p(ctx);
+  ops::Relu(p, x, y);      // reads x, writes y
+  ops::Sigmoid(p, x, w);   // independent: no barrier
+  ops::Add(p, y, w, z);    // reads y and w: barrier
+  ops::Relu(p, z, x);      // reads z (RAW) and overwrites x (WAR): barrier
+  p.Finalize();
+  CHECK(p.num_dispatches() == 4);
+  CHECK(p.num_barriers() == 2);
+  for (uint32_t run = 0; run < 3; ++run) {
+    const auto xd = vkt::Random(64, run);
+    ar.buffer().Upload(x.offset, xd.data(), x.bytes());
+    p.Run();
+    std::vector<float> expect(64);
+    for (int i = 0; i < 64; ++i) expect[i] = std::max(0.0f, std::max(xd[i], 0.0f) + 1.0f / (1.0f + std::exp(-xd[i])));
+    vkt::ExpectClose(ar.Read(x), expect, 1e-6, 1e-6);
+  }
+  vkt::ExpectNoValidationMessages(ctx);
+  vkt::ExpectError([&] { ops::Relu(p, x, y); }, "cannot add kernels after the program was recorded");
+}
+
+TEST_CASE("non-UMA path: staging copies recorded into the same command buffer") {
+  auto& ctx = vkt::StagingCtx();
+  REQUIRE(!ctx.uma());
+  msc_vk::Buffer arena(ctx, 4096, msc_vk::MemoryKind::kDevice, "arena");
+  CHECK(arena.mapped() == nullptr);
+  Tensor x = msc_vk::MakeTensor(arena, "x", msc_vk::DType::kFloat32, {4, 8}, 0);
+  Tensor y = msc_vk::MakeTensor(arena, "y", msc_vk::DType::kFloat32, {4, 8}, 256);
+  msc_vk::Program p(ctx);
+  p.AddInput(x);
+  p.AddOutput(y);
+  ops::Tanh(p, x, y);
+  for (uint32_t run = 0; run < 2; ++run) {
+    const auto xd = vkt::Random(32, 50 + run);
+    p.Write(x, xd.data(), x.bytes());
+    p.Run();
+    std::vector<float> got(32), expect(32);
+    p.Read(y, got.data(), y.bytes());
+    for (int i = 0; i < 32; ++i) expect[i] = std::tanh(xd[i]);
+    vkt::ExpectClose(got, expect, 1e-6, 1e-6);
+  }
+  std::vector<float> tmp(32);
+  vkt::ExpectError([&] { p.Read(x, tmp.data(), x.bytes()); }, "is not host-visible on this device");
+  // Buffer::Upload/Download through temporary staging buffers.
+  const auto d = vkt::Random(32, 3);
+  arena.Upload(512, d.data(), 128);
+  std::vector<float> back(32);
+  arena.Download(512, back.data(), 128);
+  CHECK(back == d);
+  vkt::ExpectNoValidationMessages(ctx);
+}
+
+TEST_CASE("a large 1-D op uses a folded 2-D grid (> 65535 workgroups in x)") {
+  auto& ctx = vkt::Ctx();
+  const int64_t n = 4200001;  // odd: one element per invocation -> 65626 workgroups of 64
+  const auto grid = ops::Grid1D(ctx, n, 64);
+  CHECK(grid[0] == 65535);
+  CHECK(grid[1] == 2);
+  vkt::Arena ar(ctx, 40 << 20);
+  auto xd = vkt::Random(n, 9);
+  Tensor x = ar.Input("x", {n}, xd), y = ar.Alloc("y", {n});
+  msc_vk::Program p(ctx);
+  ops::Relu(p, x, y);
+  p.Run();
+  for (float& v : xd) v = std::max(v, 0.0f);
+  vkt::ExpectClose(ar.Read(y), xd, 0, 0);
+  vkt::ExpectNoValidationMessages(ctx);
+}
+
+TEST_CASE("shaders are found by stem; an op without a shader is a clear error") {
+  CHECK(std::string(msc_vk::GetEmbeddedShader("nn.conv2d").stem) == "nn/conv2d");
+  CHECK(std::string(msc_vk::GetEmbeddedShader("msc/linear_bias").stem) == "msc/linear_bias");
+  const std::vector<std::string> required = {
+      "nn/conv2d", "msc/conv2d_bias", "nn/batch_norm", "nn/relu", "nn/max_pool2d", "nn/avg_pool2d",
+      "nn/adaptive_avg_pool2d", "msc/linear", "msc/linear_bias", "nn/dense", "matmul", "nn/batch_matmul", "add",
+      "subtract", "multiply", "divide", "sigmoid", "tanh", "nn/gelu", "clip", "nn/softmax", "mean", "reshape",
+      "squeeze", "expand_dims", "permute_dims", "transpose", "concat", "strided_slice"};
+  for (const std::string& s : required) {
+    INFO(s);
+    CHECK(msc_vk::FindEmbeddedShader(s) != nullptr);
+  }
+  msc_vk::Program p(vkt::Ctx());
+  vkt::ExpectError([&] { p.AddKernel("nn.foo", {}, nullptr, 0); },
+                   "no Vulkan shader for op 'nn.foo' (expected runtime/vulkan/shaders/nn/foo.comp); embedded shaders: add, ");
+}
+
+TEST_CASE("device limits and bad bindings are errors") {
+  auto& ctx = vkt::Ctx();
+  vkt::Arena ar(ctx, 1 << 20);
+  Tensor x = ar.Alloc("x", {16}), y = ar.Alloc("y", {16});
+  msc_vk::Program p(ctx);
+  struct Big {
+    uint32_t v[33];
+  } big{};
+  vkt::ExpectError([&] { p.AddKernel("nn/relu", {msc_vk::InTexel(x), msc_vk::Out(y)}, &big, sizeof(big)); },
+                   "132 bytes of push constants (must be a multiple of 4 and <= 128)");
+  vkt::ExpectError([&] { p.AddKernel("nn/relu", {msc_vk::InTexel(x)}, nullptr, 0); },
+                   "the shader declares bindings {0, 1} but 1 tensors were bound");
+  struct {
+    uint32_t total;
+    float a, b;
+  } push{16, 0, 0};
+  msc_vk::Kernel& k = p.AddKernel("nn/relu", {msc_vk::InTexel(x), msc_vk::Out(y)}, push, {0});
+  vkt::ExpectError([&] { p.Dispatch(k, 70000); }, "exceeds the device's maxComputeWorkGroupCount");
+  vkt::ExpectError([&] { msc_vk::MakeTensor(ar.buffer(), "odd", msc_vk::DType::kFloat32, {4}, 4); },
+                   "is not a multiple of the device's minStorageBufferOffsetAlignment");
+  vkt::ExpectError([&] { msc_vk::MakeTensor(ar.buffer(), "huge", msc_vk::DType::kFloat32, {1 << 20}, 0); },
+                   "does not fit in buffer 'test_arena'");
+}

@@ -1,0 +1,98 @@
+#include "test_util.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <unistd.h>
+
+namespace vkt {
+
+namespace {
+
+msc_vk::ContextOptions ValidatedOptions(bool force_staging) {
+  msc_vk::ContextOptions o;
+  o.validation = true;
+  o.force_staging = force_staging;
+  return o;
+}
+
+}  // namespace
+
+msc_vk::Context& Ctx() {
+  static msc_vk::Context ctx(ValidatedOptions(false));
+  return ctx;
+}
+
+msc_vk::Context& StagingCtx() {
+  static msc_vk::Context ctx(ValidatedOptions(true));
+  return ctx;
+}
+
+void ExpectNoValidationMessages(msc_vk::Context& ctx) {
+  const std::vector<std::string> msgs = ctx.messages();
+  for (const std::string& m : msgs) MESSAGE("validation: " << m);
+  CHECK(msgs.size() == 0);
+  ctx.ClearMessages();
+}
+
+std::vector<float> Random(size_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+Arena::Arena(msc_vk::Context& ctx, uint64_t bytes)
+    : buffer_(ctx, bytes, msc_vk::MemoryKind::kDevice, "test_arena") {}
+
+msc_vk::Tensor Arena::Alloc(const std::string& name, const msc_vk::Shape& shape) {
+  msc_vk::Tensor t = msc_vk::MakeTensor(buffer_, name, msc_vk::DType::kFloat32, shape, used_);
+  used_ += (t.bytes() + 255) / 256 * 256;
+  return t;
+}
+
+msc_vk::Tensor Arena::Input(const std::string& name, const msc_vk::Shape& shape, const std::vector<float>& data) {
+  msc_vk::Tensor t = Alloc(name, shape);
+  REQUIRE(data.size() == static_cast<size_t>(t.numel()));
+  buffer_.Upload(t.offset, data.data(), t.bytes());
+  return t;
+}
+
+std::vector<float> Arena::Read(const msc_vk::Tensor& t) const {
+  std::vector<float> v(t.numel());
+  buffer_.Download(t.offset, v.data(), t.bytes());
+  return v;
+}
+
+void ExpectClose(const std::vector<float>& actual, const std::vector<float>& expected, double atol, double rtol,
+                 const std::string& what) {
+  REQUIRE(actual.size() == expected.size());
+  msc_vk::CompareResult r =
+      msc_vk::CompareFloat32(what, actual.data(), expected.data(), actual.size(), msc_vk::Tolerance{atol, rtol});
+  INFO(r.Summary());
+  CHECK(r.pass());
+}
+
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name)) {
+    old_ = old;
+    had_ = true;
+  }
+  setenv(name, value, 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (had_) {
+    setenv(name_, old_.c_str(), 1);
+  } else {
+    unsetenv(name_);
+  }
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir && *dir ? dir : "/tmp") + "/msc_vk_test_" + std::to_string(getpid()) + "_" + name;
+}
+
+}  // namespace vkt

@@ -1,0 +1,77 @@
+// Shared fixtures of the Vulkan tests: a validated Context, a bump-allocated arena of test
+// tensors, seeded random data, and tolerance checks.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "msc_vk.h"
+
+namespace vkt {
+
+// The process-wide Context: Khronos validation + synchronization validation enabled, every
+// WARNING/ERROR message recorded (see msc_vk::Context).
+msc_vk::Context& Ctx();
+// A second Context that treats the device as non-UMA (staging copies), also validated.
+msc_vk::Context& StagingCtx();
+
+// Fails the current test when `ctx` recorded validation messages (and prints them), then
+// clears them.
+void ExpectNoValidationMessages(msc_vk::Context& ctx);
+
+// Seeded uniform random floats in [lo, hi).
+std::vector<float> Random(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+
+// Tensors bump-allocated (256-byte aligned) in one device buffer.
+class Arena {
+ public:
+  explicit Arena(msc_vk::Context& ctx, uint64_t bytes = 64u << 20);
+  msc_vk::Tensor Alloc(const std::string& name, const msc_vk::Shape& shape);
+  // Allocates and uploads.
+  msc_vk::Tensor Input(const std::string& name, const msc_vk::Shape& shape, const std::vector<float>& data);
+  std::vector<float> Read(const msc_vk::Tensor& t) const;
+  msc_vk::Buffer& buffer() { return buffer_; }
+
+ private:
+  msc_vk::Buffer buffer_;
+  uint64_t used_ = 0;
+};
+
+// CHECKs that `actual` matches `expected` within atol + rtol * |expected| (printing max errors).
+void ExpectClose(const std::vector<float>& actual, const std::vector<float>& expected, double atol = 1e-4,
+                 double rtol = 1e-4, const std::string& what = "output");
+
+// Runs `fn`, expecting msc_vk::Error whose message contains `needle`.
+template <class F>
+void ExpectError(F&& fn, const std::string& needle) {
+  try {
+    fn();
+    FAIL("expected an msc_vk::Error containing: " << needle);
+  } catch (const msc_vk::Error& e) {
+    const std::string msg = e.what();
+    INFO("message: " << msg);
+    CHECK(msg.find(needle) != std::string::npos);
+  }
+}
+
+// Sets an environment variable for the scope of the object (restores or unsets it after).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+// A unique path under the system temp dir.
+std::string TempPath(const std::string& name);
+
+}  // namespace vkt
