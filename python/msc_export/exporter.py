@@ -23,7 +23,11 @@ Outputs written by :func:`export_torch` into ``out_dir``:
 
 from __future__ import annotations
 
+import contextlib
+import dis
+import inspect
 import os
+import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -58,12 +62,51 @@ def _input_info(shapes: Sequence[Sequence[int]], dtypes: Optional[Sequence[str]]
     return [([int(s) for s in shape], str(dt)) for shape, dt in zip(shapes, dtypes)]
 
 
+@contextlib.contextmanager
+def _py311_proxy_unpacking():
+    """Let ``a, b = proxy`` trace on Python >= 3.11 with torch 1.13 (Debian 12's pair).
+
+    torch 1.13's ``fx.Proxy.__iter__`` finds the calling instruction as
+    ``get_instructions(code)[f_lasti // 2]``, which is wrong once Python 3.11 inserted inline
+    cache entries; tuple unpacking of a proxy (``b, c, h, w = x.size()``, ``h0, h1 = chunk(..)``)
+    then fails.  While tracing we look the instruction up by its byte offset instead.
+    """
+    if sys.version_info < (3, 11):
+        yield
+        return
+    original = fx.Proxy.__iter__
+
+    def proxy_iter(self):
+        frame = inspect.currentframe().f_back
+        for inst in dis.get_instructions(frame.f_code):
+            if inst.offset == frame.f_lasti:
+                if inst.opname == "UNPACK_SEQUENCE":
+                    return (self[i] for i in range(inst.argval))
+                break
+        return self.tracer.iter(self)
+
+    fx.Proxy.__iter__ = proxy_iter
+    try:
+        yield
+    finally:
+        fx.Proxy.__iter__ = original
+
+
+def trace(model: nn.Module) -> fx.GraphModule:
+    """``torch.fx.symbolic_trace(model)``; tracing failures become :class:`ExportError`."""
+    try:
+        with _py311_proxy_unpacking():
+            return fx.symbolic_trace(model)
+    except Exception as err:  # TraceError, TypeError from data-dependent control flow, ...
+        raise ExportError(f"torch.fx.symbolic_trace failed: {type(err).__name__}: {err}") from err
+
+
 def translate_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]],
                     input_dtypes: Optional[Sequence[str]] = None, graph_name: str = "main"
                     ) -> Tuple[MSCGraph, Dict[str, np.ndarray]]:
     """``from_torch``: trace ``model`` and return ``(MSCGraph, {weight name: array})``."""
     model.eval()
-    gm = fx.symbolic_trace(model)
+    gm = trace(model)
     func = FXImporter().from_fx(gm, _input_info(input_shapes, input_dtypes))
     func = passes.fold_constant(func)
     func = passes.set_expr_name(func)

@@ -27,6 +27,20 @@ Deliberate differences from v0.20 (each one a wrong result in TVM):
   i.e. always -1/1);
 * ``squeeze(dim)`` of a dimension that is not 1 is the identity, as in torch (relax rejects it).
 
+Supported FX targets (see the three maps in :class:`FXImporter`):
+
+* modules: Conv1d, Conv2d, BatchNorm2d, LayerNorm, ReLU, ReLU6, Hardtanh, GELU, SiLU, Sigmoid,
+  Tanh, Softmax, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Linear, Flatten, Dropout(2d), Identity;
+* functions: ``+ - * /`` (``operator``, in-place forms, ``torch.add/sub/mul/div``; Python
+  scalars become 0-d constants), ``getitem``, ``getattr`` (``.shape``), ``flatten``, ``reshape``,
+  ``permute``, ``transpose``, ``cat``/``concat``, ``softmax``, ``relu``, ``sigmoid``, ``tanh``,
+  ``gelu``, ``silu``, ``relu6``, ``hardtanh``, ``clamp``/``clip``, ``mean``, ``squeeze``,
+  ``unsqueeze``, ``matmul``/``mm``/``bmm``/``@``, ``F.linear``, ``F.conv2d``, ``F.layer_norm``,
+  ``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d``, ``F.dropout``, ``split``,
+  ``chunk``, ``torchvision.ops.stochastic_depth`` (eval mode: identity);
+* Tensor methods: the same names plus ``size``, ``view``, ``contiguous``.
+
+Python values computed at trace time (``x.size(0)``, ``x.shape[1] // 2``) stay Python values.
 Unsupported FX targets are collected over the whole graph first and reported together in one
 :class:`UnsupportedOpsError`.
 """
@@ -154,12 +168,18 @@ class FXImporter:
             torch.bmm: self._matmul,
             F.linear: self._linear,
             F.conv2d: self._conv2d,
+            F.layer_norm: self._layer_norm,
             F.max_pool2d: self._max_pool2d,
             F.avg_pool2d: self._avg_pool2d,
             F.adaptive_avg_pool2d: self._adaptive_avg_pool2d,
             F.dropout: self._identity,
             torch.split: self._split, torch.chunk: self._chunk,
         }
+        try:  # torchvision's stochastic depth (EfficientNet, ConvNeXt ...): the identity in eval mode
+            from torchvision.ops import stochastic_depth
+            self.function_map[stochastic_depth] = self._stochastic_depth
+        except ImportError:  # pragma: no cover - torchvision is optional
+            pass
         self.method_map: Dict[str, Callable[[fx.Node], Any]] = {
             "add": add, "add_": add, "sub": sub, "mul": mul, "div": div,
             "size": self._size,
@@ -296,6 +316,11 @@ class FXImporter:
     # ------------------------------------------------------------------ elementwise
 
     def _identity(self, node: fx.Node) -> Any:
+        return self._retrieve(node.args[0])
+
+    def _stochastic_depth(self, node: fx.Node) -> Any:
+        if _arg(node, 3, "training", True):
+            raise ExportError("stochastic_depth with training=True is random; export the model in eval mode")
         return self._retrieve(node.args[0])
 
     def _unary(self, op: str) -> Callable[[fx.Node], Any]:
@@ -453,16 +478,24 @@ class FXImporter:
         bn = self.emit("relax.nn.batch_norm", [x, gamma, beta, mean, var], axis=1, epsilon=float(mod.eps))
         return self.bb.emit(R.TupleGetItem(bn, 0))
 
+    def _layer_norm_impl(self, x: R.Expr, shape: Sequence[int], gamma: Any, beta: Any, eps: float) -> Any:
+        shape = tuple(int(s) for s in shape)
+        gamma = R.const(np.ones(shape), x.sinfo.dtype) if gamma is None else gamma
+        beta = R.const(np.zeros(shape), x.sinfo.dtype) if beta is None else beta
+        return self.emit("relax.nn.layer_norm", [x, gamma, beta], axes=list(range(-len(shape), 0)),
+                         epsilon=float(eps))
+
     def _layer_norm_module(self, node: fx.Node) -> Any:
         mod = self.named_modules[node.target]
-        x = self._x(node)
-        shape = tuple(mod.normalized_shape)
-        if mod.elementwise_affine:
-            gamma, beta = self._param(mod.weight), self._param(mod.bias)
-        else:
-            gamma, beta = R.const(np.ones(shape), x.sinfo.dtype), R.const(np.zeros(shape), x.sinfo.dtype)
-        return self.emit("relax.nn.layer_norm", [x, gamma, beta], axes=list(range(-len(shape), 0)),
-                         epsilon=float(mod.eps))
+        affine = mod.elementwise_affine
+        return self._layer_norm_impl(self._x(node), mod.normalized_shape, self._param(mod.weight) if affine else None,
+                                     self._param(mod.bias) if affine else None, mod.eps)
+
+    def _layer_norm(self, node: fx.Node) -> Any:
+        shape = self._retrieve(_arg(node, 1, "normalized_shape"))
+        shape = [shape] if isinstance(shape, int) else list(shape)
+        return self._layer_norm_impl(self._x(node), shape, self._retrieve(_arg(node, 2, "weight")),
+                                     self._retrieve(_arg(node, 3, "bias")), _arg(node, 4, "eps", 1e-5))
 
     def _max_pool2d_impl(self, x, kernel, stride, padding, dilation, ceil_mode) -> Any:
         stride = kernel if stride is None or stride == [] else stride
@@ -714,7 +747,7 @@ def _target_name(target: Any) -> str:
         return "operator." + name
     if mod == "torch._C._nn" or mod.startswith("torch.nn.functional"):
         return "torch.nn.functional." + name
-    if mod.startswith("torch") or "VariableFunctions" in (getattr(target, "__qualname__", "") or ""):
+    if mod == "torch" or mod.startswith("torch.") or "VariableFunctions" in (getattr(target, "__qualname__", "") or ""):
         return "torch." + name
     if mod == "builtins":
         return name

@@ -602,3 +602,53 @@ def test_getitem_forms():
     assert slices[0] == {"assume_inbound": "0", "axes": "0,1,2", "begin": "0,0,-3", "end": "2,3,5",
                          "strides": "1,1,1"}
     assert [n.attrs["shape"] for n in result.graph.nodes if n.optype == "reshape"] == ["2,3,3", "6,5,1", "6,5"]
+
+
+def test_example_scripts(tmp_path):
+    """examples/conv_relu/export.py and the run_example.sh driver (export side) work from a clean env."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([os.path.join(REPO, "examples", "conv_relu", "export.py"), "--out", str(tmp_path / "cr")],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    graph = MSCGraph.load(str(tmp_path / "cr" / "graph.json"))
+    assert [n.name for n in graph.nodes] == ["inp_0", "conv2d", "relu"]
+    if os.path.isdir(MSC_REAL):  # seeded like the reference: identical weights
+        real = load_file(os.path.join(MSC_REAL, "conv_relu", "weights.safetensors"))
+        np.testing.assert_array_equal(load_file(str(tmp_path / "cr" / "weights.safetensors"))["const"], real["const"])
+    proc = subprocess.run(["bash", os.path.join(REPO, "examples", "run_example.sh"), "hostile", "", str(tmp_path / "ex")],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "export side done" in proc.stdout
+    assert (tmp_path / "ex" / "hostile" / "export" / "golden" / "outputs.safetensors").exists()
+
+
+def test_tuple_unpacking_and_trace_errors():
+    torchvision = pytest.importorskip("torchvision")
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(4))
+
+        def forward(self, x):
+            b, c, h, w = x.size()                      # tuple unpacking of a proxy (py3.11 + torch 1.13)
+            lo, hi = torch.chunk(x, 2, dim=1)
+            y = torch.cat([hi, lo], 1).view(b, c, h * w).permute(0, 2, 1)
+            y = F.layer_norm(y, (c,), self.w, None, 1e-6)
+            return torchvision.ops.stochastic_depth(y, 0.2, "row", training=False)
+
+    torch.manual_seed(0)
+    result = export_torch(M(), [[2, 4, 3, 3]])
+    assert [n.optype for n in result.graph.nodes] == ["input", "split", "get_item", "get_item", "concat", "reshape",
+                                                      "permute_dims", "nn.layer_norm"]
+    ln = result.graph.node("layer_norm")
+    assert ln.attrs["epsilon"] == "0.000001" and ln.weights["beta"].shape == [4]
+    got = run_graph(result.graph, result.weights, result.inputs)
+    np.testing.assert_allclose(got[result.graph.outputs[0]], result.outputs[result.graph.outputs[0]], atol=1e-6)
+
+    class Dynamic(nn.Module):
+        def forward(self, x):
+            return x * 2 if x.sum() > 0 else x
+
+    with pytest.raises(ExportError, match="torch.fx.symbolic_trace failed"):
+        translate_torch(Dynamic(), [[2]])
