@@ -169,8 +169,8 @@ AttrDef ParseAttrDef(const YamlReader& r, const std::string& name, const YAML::N
   AttrDef a;
   a.name = name;
   const std::string what = "attr '" + name + "'";
-  YAML::Node default_node, choices_node;
-  bool has_type = false;
+  YAML::Node default_node, choices_node;  // a default-constructed YAML::Node is a defined null
+  bool has_type = false, has_default = false, has_choices = false;
   for (const auto& [key, v] : r.Map(n, what, {"type", "default", "required", "nullable", "choices",
                                              "length", "min", "doc"})) {
     if (key == "type") {
@@ -184,12 +184,14 @@ AttrDef ParseAttrDef(const YamlReader& r, const std::string& name, const YAML::N
       has_type = true;
     } else if (key == "default") {
       default_node = v;
+      has_default = true;
     } else if (key == "required") {
       a.required = r.Bool(v, what + " required");
     } else if (key == "nullable") {
       a.nullable = r.Bool(v, what + " nullable");
     } else if (key == "choices") {
       choices_node = v;
+      has_choices = true;
     } else if (key == "length") {
       if (v.IsSequence()) {
         for (const auto& item : v) a.lengths.push_back(r.Typed(item, AttrType::kInt, what + " length").get<int64_t>());
@@ -203,7 +205,7 @@ AttrDef ParseAttrDef(const YamlReader& r, const std::string& name, const YAML::N
     }
   }
   if (!has_type) r.Fail(n, what + " has no 'type'");
-  if (default_node) {
+  if (has_default) {
     if (default_node.IsNull()) {
       a.nullable = true;
       a.default_value = nullptr;
@@ -213,7 +215,7 @@ AttrDef ParseAttrDef(const YamlReader& r, const std::string& name, const YAML::N
   } else if (!a.required && !a.nullable) {
     r.Fail(n, what + " needs a 'default' or 'required: true'");
   }
-  if (choices_node) {
+  if (has_choices) {
     if (!choices_node.IsSequence()) r.Fail(choices_node, what + " choices must be a list");
     for (const auto& c : choices_node) a.choices.push_back(r.Typed(c, a.type, what + " choice"));
   }
