@@ -13,7 +13,7 @@ Exported into ``--out`` (default ``<repo>/out/fashion_mnist_mlp``):
   (batch 1), output ``matmul_1:0`` float32 [1, 10] (logits);
 * ``golden/inputs.safetensors`` / ``golden/outputs.safetensors``: test image 0 and the trained
   model's logits for it;
-* ``golden/test_images.safetensors``: the first ``--num-test`` test images, ``images`` float32
+* ``golden/dataset.safetensors`` (the harnesses' dataset check): the first ``--num-test`` test images, ``inputs`` float32
   [N, 784], ``labels`` int64 [N] and the trained torch model's ``predictions`` int64 [N]
   (argmax), so a generated project can check it predicts the same classes and print accuracy.
 """
@@ -112,7 +112,7 @@ def main() -> int:
 
     n = min(args.num_test, len(x_test))
     result = export_torch(model, [[1, 784]], inputs=[x_test[:1]])
-    extra = {"test_images.safetensors": {"images": x_test[:n], "labels": y_test[:n], "predictions": pred[:n]}}
+    extra = {"dataset.safetensors": {"inputs": x_test[:n], "labels": y_test[:n], "predictions": pred[:n]}}
     paths = write_export(result, args.out, extra)
     print(f"first {n} test images: accuracy {float((pred[:n] == y_test[:n]).mean()) * 100:.2f}%; "
           f"golden image 0 is a {CLASSES[y_test[0]]} (predicted {CLASSES[pred[0]]})")

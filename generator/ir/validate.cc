@@ -132,6 +132,8 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
         p.Add(iw, Json(in).dump() + " names no node output (no node " + Json(split->first).dump() + ")");
         continue;
       }
+      if (std::find(producers.begin(), producers.end(), split->first) == producers.end())
+        producers.push_back(split->first);
       if (pos->second >= i) {
         p.Add(iw, Json(in).dump() + " is produced by nodes[" + std::to_string(pos->second) +
                       "], not an earlier node: the nodes are not topologically ordered" +
@@ -142,8 +144,6 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
       if (split->second >= static_cast<int64_t>(prod.outputs.size()))
         p.Add(iw, Json(in).dump() + ": node " + Json(prod.name).dump() + " has only " +
                       std::to_string(prod.outputs.size()) + " output(s)");
-      if (std::find(producers.begin(), producers.end(), split->first) == producers.end())
-        producers.push_back(split->first);
     }
     if (producers != n.parents) {
       auto list = [](const std::vector<std::string>& v) { return Json(v).dump(); };

@@ -79,10 +79,10 @@ TEST_CASE("opdef loader is strict and names file:line:col") {
         "extra_attrs)");
   CHECK(LoadError("add:\n  summary: x\n  summary: y\n") == "ops.yaml:3:3: duplicate key 'summary' in op 'add'");
   CHECK(LoadError("add:\n  summary: x\n  attrs:\n    axis: {type: integer, default: 1}\n") ==
-        "ops.yaml:4:17: unknown type 'integer' for attr 'axis' (valid types: int, float, bool, str, dtype, int list, "
+        "ops.yaml:4:18: unknown type 'integer' for attr 'axis' (valid types: int, float, bool, str, dtype, int list, "
         "float list, str list)");
   CHECK(LoadError("add:\n  summary: x\n  attrs:\n    axis: {type: int, default: one}\n") ==
-        "ops.yaml:4:33: attr 'axis' default must be a int, got 'one'");
+        "ops.yaml:4:32: attr 'axis' default must be a int, got 'one'");
   CHECK(LoadError("add:\n  summary: x\n  attrs:\n    axis: {type: int}\n") ==
         "ops.yaml:4:11: attr 'axis' needs a 'default' or 'required: true'");
   CHECK(LoadError("add:\n  inputs: [a]\n") == "ops.yaml:2:3: op 'add' has no 'summary'");
