@@ -1,0 +1,10 @@
+# End to end: each example exported from PyTorch, generated for a backend, and the generated
+# project's own golden test run (examples/run_example.sh). Outputs go under the build folder.
+foreach(example conv_relu fashion_mnist_mlp resnet18 hostile)
+  foreach(backend torch)
+    add_test(NAME e2e_${backend}_${example}
+             COMMAND bash ${CMAKE_SOURCE_DIR}/examples/run_example.sh ${example} $<TARGET_FILE:msc-codegen>
+                     ${CMAKE_BINARY_DIR}/e2e/${backend})
+    set_tests_properties(e2e_${backend}_${example} PROPERTIES ENVIRONMENT "MSC_BACKENDS=${backend}" TIMEOUT 1200)
+  endforeach()
+endforeach()
