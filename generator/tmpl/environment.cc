@@ -11,51 +11,73 @@
 namespace msc::tmpl {
 namespace {
 
-void ValidateExpr(const Expr* e, const Template& t) {
-  if (!e) return;
-  if (e->kind == Expr::K::kTest && !FindBuiltinTest(e->name))
-    throw msc::Error(FormatPos(SourcePos{&t.name, e->line, e->col}) + "unknown test '" + e->name + "'");
-  for (const auto& c : e->items) ValidateExpr(c.get(), t);
-  for (const auto& c : e->args) ValidateExpr(c.get(), t);
-  for (const auto& kv : e->kwargs) ValidateExpr(kv.second.get(), t);
-  ValidateExpr(e->dyn_args.get(), t);
-  ValidateExpr(e->dyn_kwargs.get(), t);
-}
+// Jinja2 reports unknown filters/tests at compile time, except inside "soft" frames (the test
+// and branches of an if statement, inline if-expressions), where they fail only when run.
+// Loop bodies, macros, call/filter/set/with blocks open new, non-soft frames.
+class Validator {
+ public:
+  Validator(const Template& t, const EnvData& env) : t_(t), env_(env) {}
 
-template <typename F>
-void WalkExprs(const Body& body, const F& f) {
-  for (const auto& n : body) {
-    f(n->expr.get());
-    f(n->target.get());
-    f(n->cond.get());
-    for (const auto& c : n->conds) f(c.get());
-    for (const auto& b : n->bodies) WalkExprs(b, f);
-    for (const auto& c : n->values) f(c.get());
-    for (const auto& p : n->params) f(p.default_value.get());
-    WalkExprs(n->body, f);
-    WalkExprs(n->else_body, f);
+  void CheckExpr(const Expr* e, bool soft) {
+    if (!e) return;
+    if (e->kind == Expr::K::kCond) soft = true;
+    if (!soft && e->kind == Expr::K::kFilter && !FindBuiltinFilter(e->name) && !env_.filters.count(e->name))
+      Fail(e, "unknown filter '" + e->name + "'");
+    if (!soft && e->kind == Expr::K::kTest && !FindBuiltinTest(e->name)) Fail(e, "unknown test '" + e->name + "'");
+    for (const auto& c : e->items) CheckExpr(c.get(), soft);
+    for (const auto& c : e->args) CheckExpr(c.get(), soft);
+    for (const auto& kv : e->kwargs) CheckExpr(kv.second.get(), soft);
+    CheckExpr(e->dyn_args.get(), soft);
+    CheckExpr(e->dyn_kwargs.get(), soft);
   }
-}
 
-void CheckFilters(const Expr* e, const Template& t, const EnvData& env) {
-  if (!e) return;
-  if (e->kind == Expr::K::kFilter && !FindBuiltinFilter(e->name) && !env.filters.count(e->name))
-    throw msc::Error(FormatPos(SourcePos{&t.name, e->line, e->col}) + "unknown filter '" + e->name + "'");
-  for (const auto& c : e->items) CheckFilters(c.get(), t, env);
-  for (const auto& c : e->args) CheckFilters(c.get(), t, env);
-  for (const auto& kv : e->kwargs) CheckFilters(kv.second.get(), t, env);
-  CheckFilters(e->dyn_args.get(), t, env);
-  CheckFilters(e->dyn_kwargs.get(), t, env);
-}
+  void CheckBody(const Body& body, bool soft) {
+    for (const auto& n : body) {
+      switch (n->kind) {
+        case Node::K::kIf:
+          for (const auto& c : n->conds) CheckExpr(c.get(), true);
+          for (const auto& b : n->bodies) CheckBody(b, true);
+          CheckBody(n->else_body, true);
+          break;
+        case Node::K::kFor:
+          CheckExpr(n->expr.get(), soft);
+          CheckExpr(n->cond.get(), false);
+          CheckBody(n->body, false);
+          CheckBody(n->else_body, false);
+          break;
+        case Node::K::kMacro:
+        case Node::K::kCallBlock:
+          if (n->kind == Node::K::kCallBlock) CheckExpr(n->expr.get(), soft);
+          for (const auto& p : n->params) CheckExpr(p.default_value.get(), false);
+          CheckBody(n->body, false);
+          break;
+        case Node::K::kFilterBlock:
+        case Node::K::kSetBlock:
+          CheckExpr(n->expr.get(), false);
+          CheckBody(n->body, false);
+          break;
+        case Node::K::kWith:
+          for (const auto& v : n->values) CheckExpr(v.get(), soft);
+          CheckBody(n->body, false);
+          break;
+        default:
+          CheckExpr(n->expr.get(), soft);
+          CheckExpr(n->target.get(), soft);
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] void Fail(const Expr* e, const std::string& msg) {
+    throw msc::Error(FormatPos(SourcePos{&t_.name, e->line, e->col}) + msg);
+  }
+  const Template& t_;
+  const EnvData& env_;
+};
 
 }  // namespace
 
-void EnvData::Validate(const Template& t) const {
-  WalkExprs(t.body, [&](const Expr* e) {
-    CheckFilters(e, t, *this);
-    ValidateExpr(e, t);
-  });
-}
+void EnvData::Validate(const Template& t) const { Validator(t, *this).CheckBody(t.body, false); }
 
 std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
   // jinja2.loaders.split_template_path

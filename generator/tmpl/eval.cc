@@ -345,7 +345,7 @@ Value Interp::ApplyFilter(const std::string& name, const Value& input, ValueList
   }
   FilterImpl f = FindBuiltinFilter(name);
   if (!f) throw OpError("unknown filter '" + name + "'");
-  if (input.is_undefined() && name != "default" && name != "d" && !input.is_lenient_undefined())
+  if (input.is_undefined() && name != "default" && name != "d" && name != "items" && !input.is_lenient_undefined())
     ThrowUndefined(input);
   return f(*this, input, args, kwargs);
 }

@@ -330,6 +330,9 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
       }
       if (n.kind == Node::K::kSetBlock) {
         Assign(*n.target, v, scope);
+      } else if (!v.is_string()) {
+        // Jinja2 joins filter-block results without str(): a non-string result is an error.
+        Fail(n.line, n.col, "sequence item: expected str instance, " + TypeName(v) + " found");
       } else {
         try {
           AppendStr(out, v);
@@ -431,15 +434,19 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
   Value name = Eval(*n.expr, scope);
   ValueList names = name.is_seq() ? Iterate(name) : ValueList{name};
   std::shared_ptr<const Template> t;
-  try {
-    for (const Value& v : names) {
-      if (v.is_undefined()) ThrowUndefined(v);
-      if (!v.is_string()) throw OpError("template name must be a string, got " + TypeName(v));
+  std::string where = "included from " + FormatPos(Pos(n.line, n.col));
+  where.resize(where.size() - 2);
+  for (const Value& v : names) {
+    if (v.is_undefined()) ThrowUndefined(v);
+    if (!v.is_string()) Fail(n.expr->line, n.expr->col, "template name must be a string, got " + TypeName(v));
+    try {
       t = env_.Load(v.s());
-      if (t) break;
+    } catch (const OpError& e) {
+      Fail(n.line, n.col, e.what());
+    } catch (const msc::Error& e) {
+      AppendTrace(e, where);  // syntax error in the included file
     }
-  } catch (const OpError& e) {
-    Fail(n.line, n.col, e.what());
+    if (t) break;
   }
   if (!t) {
     if (n.ignore_missing) return;
@@ -452,8 +459,6 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
     // Like Jinja2, included templates see the includer's variables but not its `loop`.
     inner->vars.emplace_back("loop", Value::Undef("undefined variable 'loop'", Pos(n.line, n.col)));
   }
-  std::string where = "included from " + FormatPos(Pos(n.line, n.col));
-  where.resize(where.size() - 2);
   try {
     DepthGuard depth(this);
     TemplateSwitch sw(this, t.get());
@@ -485,12 +490,16 @@ void Interp::RenderImport(const Node& n, const ScopePtr& scope) {
 Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
   Value name = Eval(*n.expr, scope);
   std::shared_ptr<const Template> t;
+  std::string where = "imported from " + FormatPos(Pos(n.line, n.col));
+  where.resize(where.size() - 2);
+  if (name.is_undefined()) ThrowUndefined(name);
   try {
-    if (name.is_undefined()) ThrowUndefined(name);
     if (!name.is_string()) throw OpError("template name must be a string, got " + TypeName(name));
     t = env_.Load(name.s());
   } catch (const OpError& e) {
     Fail(n.expr->line, n.expr->col, e.what());
+  } catch (const msc::Error& e) {
+    AppendTrace(e, where);  // syntax error in the imported file
   }
   if (!t) Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
   auto mod = std::make_shared<Module>();
@@ -498,8 +507,6 @@ Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
   mod->scope = std::make_shared<Scope>();
   if (n.with_context) mod->scope->parent = scope;
   Register(mod->scope);
-  std::string where = "imported from " + FormatPos(Pos(n.line, n.col));
-  where.resize(where.size() - 2);
   try {
     DepthGuard depth(this);
     TemplateSwitch sw(this, t.get());

@@ -386,9 +386,7 @@ std::vector<std::string> Split(const std::string& s, const std::string* sep, int
     while (i < u.size() && IsSpace(u[i])) ++i;
     if (i >= u.size()) break;
     if (maxsplit >= 0 && static_cast<int64_t>(out.size()) >= maxsplit) {
-      size_t e = u.size();
-      while (e > i && IsSpace(u[e - 1])) --e;
-      out.push_back(Encode(u.substr(i, e - i)));
+      out.push_back(Encode(u.substr(i)));  // the remainder keeps its trailing whitespace
       break;
     }
     size_t j = i;
@@ -419,9 +417,7 @@ std::vector<std::string> RSplit(const std::string& s, const std::string* sep, in
       while (e > 0 && IsSpace(u[e - 1])) --e;
       if (e == 0) break;
       if (static_cast<int64_t>(out.size()) >= maxsplit) {
-        size_t b = 0;
-        while (b < e && IsSpace(u[b])) ++b;
-        out.push_back(Encode(u.substr(b, e - b)));
+        out.push_back(Encode(u.substr(0, e)));  // the remainder keeps its leading whitespace
         break;
       }
       size_t b = e;

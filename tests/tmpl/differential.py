@@ -6,8 +6,10 @@ usage: differential.py MSC_TMPL_RENDER [--random N] [--seed S] [--only NAME] [-v
 1. Renders every golden case folder cases/<case>/ (template.j2 + data.json, plus included files)
    with jinja2 (FileSystemLoader(case dir), StrictUndefined, default settings) and with the
    msc_tmpl_render binary, and compares the output bytes.
-2. Renders N (default 300) randomly generated single-expression templates (gen_exprs.py, fixed
-   seed) with both; when jinja2 raises, msc_tmpl_render must fail too (exit status 1).
+2. Renders every snippet of snippets.txt (edge cases, many of them errors) with both; when
+   jinja2 raises, msc_tmpl_render must fail too (exit status 1).
+3. Renders N (default 300) randomly generated single-expression templates (gen_exprs.py, fixed
+   seed) with both, with the same rule for errors.
 Exits 1 when anything differs.
 """
 import argparse
@@ -59,6 +61,39 @@ def compare(label, expected, exp_err, got, got_err, verbose):
     return True
 
 
+def load_snippets():
+    """Templates of snippets.txt: blocks separated by lines "%%%%"; '#' lines after a separator
+    are comments; the newline before a separator belongs to the separator."""
+    with open(os.path.join(HERE, "snippets.txt"), encoding="utf-8", newline="") as fh:
+        text = fh.read()
+    out = []
+    for block in text.split("\n%%%%\n")[1:]:
+        lines = block.split("\n")
+        while lines and lines[0].startswith("#"):
+            lines.pop(0)
+        out.append("\n".join(lines))
+    if out and out[-1].endswith("\n"):
+        out[-1] = out[-1][:-1]
+    return out
+
+
+def run_inline(binary, sources, label, verbose):
+    """Renders each template source with both engines (data: gen_exprs.DATA)."""
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        data_path = os.path.join(tmp, "data.json")
+        with open(data_path, "w", encoding="utf-8") as fh:
+            json.dump(gen_exprs.DATA, fh)
+        for i, src in enumerate(sources):
+            tpath = os.path.join(tmp, "t.j2")
+            with open(tpath, "w", encoding="utf-8", newline="") as fh:
+                fh.write(src)
+            expected, exp_err = jinja_render(tmp, "t.j2", gen_exprs.DATA)
+            got, got_err = ours_render(binary, tpath, data_path)
+            failures += not compare(f"{label} #{i} {src!r}", expected, exp_err, got, got_err, verbose)
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
@@ -81,19 +116,13 @@ def main():
         total += 1
         failures += not compare(f"case {case}", expected, exp_err, got, got_err, args.verbose)
 
-    if args.only is None and args.random > 0:
-        with tempfile.TemporaryDirectory() as tmp:
-            data_path = os.path.join(tmp, "data.json")
-            with open(data_path, "w", encoding="utf-8") as fh:
-                json.dump(gen_exprs.DATA, fh)
-            for i, src in enumerate(gen_exprs.generate(args.random, args.seed)):
-                tpath = os.path.join(tmp, "t.j2")
-                with open(tpath, "w", encoding="utf-8") as fh:
-                    fh.write(src)
-                expected, exp_err = jinja_render(tmp, "t.j2", gen_exprs.DATA)
-                got, got_err = ours_render(binary, tpath, data_path)
-                total += 1
-                failures += not compare(f"random #{i} {src}", expected, exp_err, got, got_err, args.verbose)
+    if args.only is None:
+        snippets = load_snippets()
+        total += len(snippets)
+        failures += run_inline(binary, snippets, "snippet", args.verbose)
+        if args.random > 0:
+            total += args.random
+            failures += run_inline(binary, gen_exprs.generate(args.random, args.seed), "random", args.verbose)
 
     print(f"{total - failures}/{total} differential checks passed")
     return 1 if failures else 0

@@ -18,13 +18,15 @@ int main(int argc, char** argv) {
     std::filesystem::path tmpl(argv[1]);
     std::ifstream data_in(argv[2], std::ios::binary);
     if (!data_in) throw msc::Error(std::string(argv[2]) + ": cannot open data file");
+    std::ostringstream text;
+    text << data_in.rdbuf();
     msc::tmpl::Json data;
     try {
-      data = msc::tmpl::Json::parse(data_in);
+      data = msc::tmpl::Json::parse(text.str());
     } catch (const std::exception& e) {
       throw msc::Error(std::string(argv[2]) + ": invalid JSON: " + e.what());
     }
-    std::string root = tmpl.has_parent_path() ? tmpl.parent_path().string() : ".";
+    std::string root = tmpl.parent_path().string();  // "" = current directory
     msc::tmpl::Environment env(root);
     std::string out = env.Render(tmpl.filename().string(), data);
     std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
