@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <memory>
 
 #include "bench.h"
 #include "context.h"
@@ -31,21 +33,44 @@ double ParseDouble(const std::string& opt, const std::string& v) {
   return x;
 }
 
-int GoldenCheck(Model& model, const MainOptions& opt) {
-  SafetensorsFile golden(opt.golden, "golden file");
+// Golden data: a directory with inputs.safetensors + outputs.safetensors (as python/msc_export
+// writes them), or one safetensors file holding both.
+struct Golden {
+  std::unique_ptr<SafetensorsFile> inputs, outputs;
+};
+
+Golden OpenGolden(const std::string& path) {
+  Golden g;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    g.inputs = std::make_unique<SafetensorsFile>(path + "/inputs.safetensors", "golden inputs file");
+    g.outputs = std::make_unique<SafetensorsFile>(path + "/outputs.safetensors", "golden outputs file");
+  } else {
+    g.inputs = std::make_unique<SafetensorsFile>(path, "golden file");
+    g.outputs = std::make_unique<SafetensorsFile>(path, "golden file");
+  }
+  return g;
+}
+
+void LoadInputs(Model& model, const SafetensorsFile& file) {
   for (size_t i = 0; i < model.inputs().size(); ++i) {
     const Tensor& t = model.inputs()[i];
     std::vector<uint8_t> data(t.bytes());
-    golden.Read(t.name, t.dtype, t.shape, data.data(), data.size());
+    file.Read(t.name, t.dtype, t.shape, data.data(), data.size());
     model.SetInput(i, data.data(), data.size());
   }
+}
+
+int GoldenCheck(Model& model, const MainOptions& opt) {
+  Golden golden = OpenGolden(opt.golden);
+  LoadInputs(model, *golden.inputs);
   model.Run();
   bool pass = true;
   for (size_t i = 0; i < model.outputs().size(); ++i) {
     const Tensor& t = model.outputs()[i];
     std::vector<uint8_t> actual(t.bytes()), expected(t.bytes());
     model.GetOutput(i, actual.data(), actual.size());
-    golden.Read(t.name, t.dtype, t.shape, expected.data(), expected.size());
+    golden.outputs->Read(t.name, t.dtype, t.shape, expected.data(), expected.size());
     CompareResult r =
         t.dtype == DType::kFloat32
             ? CompareFloat32(t.name, reinterpret_cast<const float*>(actual.data()),
@@ -61,13 +86,7 @@ int GoldenCheck(Model& model, const MainOptions& opt) {
 void Bench(Model& model, const MainOptions& opt) {
   bool have_golden = false;
   try {
-    SafetensorsFile golden(opt.golden, "golden file");
-    for (size_t i = 0; i < model.inputs().size(); ++i) {
-      const Tensor& t = model.inputs()[i];
-      std::vector<uint8_t> data(t.bytes());
-      golden.Read(t.name, t.dtype, t.shape, data.data(), data.size());
-      model.SetInput(i, data.data(), data.size());
-    }
+    LoadInputs(model, *OpenGolden(opt.golden).inputs);
     have_golden = true;
   } catch (const Error& e) {
     std::printf("note: benchmarking with zero inputs (%s)\n", e.what());

@@ -5,8 +5,10 @@
 //                                                     MSC_DATA_DIR "/golden.safetensors"});
 //   }
 //
-// Golden file: safetensors holding every graph input and every graph output under the names
-// given to Model::Input()/Model::Output(). Golden mode loads the inputs, runs once, compares
+// Golden data (--golden PATH): a directory holding inputs.safetensors and outputs.safetensors
+// (what python/msc_export writes: golden/), or one safetensors file holding both; tensors are
+// keyed by the names given to Model::Input()/Model::Output() (the MSC tensor names, e.g.
+// "inp_0:0", "relu:0"). Golden mode loads the inputs, runs once, compares
 // each output (float32: |a-b| <= atol + rtol*|b|; other dtypes: exact) and prints one line per
 // output with max abs/rel error. Exit status: 0 all outputs pass, 1 some output fails (or a
 // Vulkan validation message was reported), 2 any error (bad arguments, no device, bad weights
@@ -27,7 +29,7 @@ class Model;
 
 struct MainOptions {
   std::string weights;     // --weights PATH
-  std::string golden;      // --golden PATH
+  std::string golden;      // --golden PATH (directory or file, see above)
   int device = -1;         // --device INDEX (-1: MSC_VK_DEVICE or automatic)
   int bench = 0;           // --bench N: N timed runs (0: golden check)
   int warmup = 5;          // --warmup N

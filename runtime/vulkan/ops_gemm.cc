@@ -11,6 +11,9 @@ using detail::CheckRank;
 using detail::Fail;
 using detail::U32;
 
+// Output channels per invocation in shaders/common/conv2d.glsl (CONV_BM).
+constexpr int64_t kConvBM = 16;
+
 struct ConvPush {
   uint32_t N, C, H, W, O, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, groups;
   float act_min, act_max;
@@ -57,7 +60,7 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
   bindings.push_back(Out(y));
   const uint64_t pixel_blocks = (OH * OW + 7) / 8;
   const std::array<uint32_t, 3> grid = {U32((pixel_blocks + 63) / 64, optype, y, "grid x"),
-                                        U32(G * ((Og + 15) / 16), optype, y, "grid y"), U32(N, optype, y, "grid z")};
+                                        U32(G * ((Og + kConvBM - 1) / kConvBM), optype, y, "grid y"), U32(N, optype, y, "grid z")};
   detail::Launch(p, stem, std::move(bindings), push,
                  {a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u}, grid, y);
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "example_model.h"
@@ -239,6 +240,21 @@ TEST_CASE("RunMain: golden check passes, fails on wrong data, benchmarks") {
   CHECK(c.out.find("FAIL; 1 of 10 values outside tolerance, worst at index 3") != std::string::npos);
   CHECK(files.Main({"--golden", bad_golden, "--atol", "0.02"}).status == 0);
   std::remove(bad_golden.c_str());
+
+  // A golden directory as python/msc_export writes it: inputs.safetensors + outputs.safetensors.
+  const std::string dir = vkt::TempPath("golden_dir");
+  mkdir(dir.c_str(), 0755);
+  msc_vk::WriteSafetensors(dir + "/inputs.safetensors", {{"input", DType::kFloat32, {1, 3, 16, 16}, Bytes(files.input)}});
+  c = files.Main({"--validation", "--golden", dir});
+  CHECK(c.status == 2);
+  CHECK(c.err.find("error: golden outputs file '" + dir + "/outputs.safetensors' not found or not readable") !=
+        std::string::npos);
+  msc_vk::WriteSafetensors(dir + "/outputs.safetensors", {{"probs", DType::kFloat32, {1, 10}, Bytes(files.probs)}});
+  c = files.Main({"--validation", "--golden", dir});
+  CHECK(c.status == 0);
+  std::remove((dir + "/inputs.safetensors").c_str());
+  std::remove((dir + "/outputs.safetensors").c_str());
+  rmdir(dir.c_str());
 
   c = files.Main({"--validation", "--bench", "3", "--warmup", "1"});
   INFO("stdout: " << c.out);

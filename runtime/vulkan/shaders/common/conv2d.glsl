@@ -114,6 +114,8 @@ void main() {
     return;
   }
 
+  int pbase[CONV_BN];  // ih0 * W + iw0: element offset of each pixel's window origin in a channel
+  [[unroll]] for (uint j = 0; j < CONV_BN; ++j) pbase[j] = ih0[j] * int(p.W) + iw0[j];
   const uint kdim = Cg * p.KH * p.KW;
   uint wrow[CONV_BM];  // element index of W[o, 0, 0, 0] (channels clamped to the group)
   [[unroll]] for (uint i = 0; i < CONV_BM; ++i) wrow[i] = (g * Og + min(o0 + i, Og - 1)) * kdim;
@@ -129,38 +131,35 @@ void main() {
     if (WVEC4 != 0) {
       [[unroll]] for (uint i = 0; i < CONV_BM; ++i) w[i] = texelFetch(Wt, int((wrow[i] + k) >> 2));
     } else {
+      // Past the end of kdim the weights are never used (the t loop below skips those k).
       [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
-        [[unroll]] for (uint t = 0; t < 4; ++t) {
-          w[i][t] = k + t < kdim ? Fetch(Wt, wrow[i] + min(k + t, kdim - 1)) : 0.0;
-        }
+        [[unroll]] for (uint t = 0; t < 4; ++t) w[i][t] = Fetch(Wt, wrow[i] + min(k + t, kdim - 1));
       }
     }
     [[unroll]] for (uint t = 0; t < 4; ++t) {
-      if (k + t < kdim) {
-        const uint cbase = xbase + c * hw;
+      if (WVEC4 != 0 || k + t < kdim) {  // kdim % 4 == 0 with WVEC4: no tail
         const int dy = int(kh * p.dh), dx = int(kw * p.dw);
+        const int koff = int(xbase + c * hw) + dy * int(p.W) + dx;
         vec4 x0, x1;
         [[unroll]] for (uint j = 0; j < 4; ++j) {
-          const int ih = ih0[j] + dy, iw = iw0[j] + dx;
-          const bool ok = uint(ih) < p.H && uint(iw) < p.W;
-          const float v = Fetch(X, ok ? cbase + uint(ih) * p.W + uint(iw) : 0u);
+          const bool ok = uint(ih0[j] + dy) < p.H && uint(iw0[j] + dx) < p.W;
+          const float v = texelFetch(X, ok ? pbase[j] + koff : 0).x;
           x0[j] = ok ? v : 0.0;
-          const int ih1 = ih0[j + 4] + dy, iw1 = iw0[j + 4] + dx;
-          const bool ok1 = uint(ih1) < p.H && uint(iw1) < p.W;
-          const float v1 = Fetch(X, ok1 ? cbase + uint(ih1) * p.W + uint(iw1) : 0u);
+          const bool ok1 = uint(ih0[j + 4] + dy) < p.H && uint(iw0[j + 4] + dx) < p.W;
+          const float v1 = texelFetch(X, ok1 ? pbase[j + 4] + koff : 0).x;
           x1[j] = ok1 ? v1 : 0.0;
         }
         [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
           acc[i][0] = fma(vec4(w[i][t]), x0, acc[i][0]);
           acc[i][1] = fma(vec4(w[i][t]), x1, acc[i][1]);
         }
-        if (++kw == p.KW) {
-          kw = 0;
-          if (++kh == p.KH) {
-            kh = 0;
-            ++c;
-          }
-        }
+        // Advance (c, kh, kw) without branches (cheaper under SIMD execution masks).
+        const bool wrap_w = ++kw == p.KW;
+        kw = wrap_w ? 0u : kw;
+        kh += wrap_w ? 1u : 0u;
+        const bool wrap_h = kh == p.KH;
+        kh = wrap_h ? 0u : kh;
+        c += wrap_h ? 1u : 0u;
       }
     }
   }
