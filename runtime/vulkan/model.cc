@@ -7,7 +7,7 @@ namespace msc_vk {
 Model::Model(Context& ctx, uint64_t arena_bytes, const std::string& weights_path,
              const std::vector<WeightSpec>& weights)
     : ctx_(ctx),
-      arena_(ctx, arena_bytes, MemoryKind::kDevice, "arena"),
+      arena_(ctx, (arena_bytes + 255) / 256 * 256, MemoryKind::kDevice, "arena"),  // whole vec4 texels
       weights_(ctx, weights_path, weights),
       program_(ctx) {}
 

@@ -18,6 +18,7 @@ struct CopyPush {
   uint32_t dst_stride[4];
   int32_t src_offset;
   uint32_t dst_offset, total;
+  uint32_t div_m[4], div_s[4];
 };
 
 int32_t I32(int64_t v, const char* optype, const Tensor& y) {
@@ -37,15 +38,25 @@ void StridedCopy(Program& p, const char* optype, const char* stem, const Tensor&
     push.shape[d] = U32(c.shape[d], optype, y, "dim");
     push.src_stride[d] = I32(c.strides[0][d], optype, y);
     push.dst_stride[d] = U32(c.strides[1][d], optype, y, "stride");
+    const detail::MagicDivider m = detail::MakeMagicDivider(push.shape[d]);
+    push.div_m[d] = m.m;
+    push.div_s[d] = m.s;
   }
   push.src_offset = I32(src_offset, optype, y);
   push.dst_offset = U32(dst_offset, optype, y, "offset");
   push.total = U32(total, optype, y, "elements");
-  // Contiguous on both sides (all dims merged into the last one) with aligned ends: vec4 copy.
-  const bool vec4 = c.shape[0] * c.shape[1] * c.shape[2] == 1 && c.strides[0][3] == 1 && c.strides[1][3] == 1 &&
-                    total % 4 == 0 && src_offset % 4 == 0 && dst_offset % 4 == 0 && x.numel() % 4 == 0;
-  detail::Launch(p, stem, {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), Out(y)}, push, {vec4 ? 1u : 0u},
-                 Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
+  // Mode 1: contiguous on both sides (all dims merged into the last one), aligned: vec4 copy.
+  // Mode 2: destination rows contiguous and 4-aligned: gather 4, store one vec4.
+  uint32_t mode = 0;
+  if (c.shape[0] * c.shape[1] * c.shape[2] == 1 && c.strides[0][3] == 1 && c.strides[1][3] == 1 && total % 4 == 0 &&
+      src_offset % 4 == 0 && dst_offset % 4 == 0 && x.numel() % 4 == 0) {
+    mode = 1;
+  } else if (c.shape[3] % 4 == 0 && c.strides[1][3] == 1 && dst_offset % 4 == 0 && c.strides[1][0] % 4 == 0 &&
+             c.strides[1][1] % 4 == 0 && c.strides[1][2] % 4 == 0) {
+    mode = 2;
+  }
+  detail::Launch(p, stem, {InTexel(x, mode == 1 ? View::kTexelVec4 : View::kTexelFloat), Out(y)}, push, {mode},
+                 Grid1D(p.context(), mode == 0 ? total : total / 4, 64), y);
 }
 
 void ReshapeLike(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y) {

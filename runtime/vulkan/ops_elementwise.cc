@@ -26,7 +26,7 @@ void Binary(Program& p, const char* optype, const char* stem, const Tensor& a, c
   }
   const int64_t total = y.numel();
   struct {
-    uint32_t shape[4], a_stride[4], b_stride[4], total;
+    uint32_t shape[4], a_stride[4], b_stride[4], total, div_m[4], div_s[4];
   } push{};
   push.total = U32(total, optype, y, "elements");
   uint32_t mode = 0;
@@ -39,10 +39,14 @@ void Binary(Program& p, const char* optype, const char* stem, const Tensor& a, c
       push.shape[d] = U32(c.shape[d], optype, y, "dim");
       push.a_stride[d] = U32(c.strides[0][d], optype, y, "stride");
       push.b_stride[d] = U32(c.strides[1][d], optype, y, "stride");
+      const detail::MagicDivider m = detail::MakeMagicDivider(push.shape[d]);
+      push.div_m[d] = m.m;
+      push.div_s[d] = m.s;
     }
+    if (c.shape[3] % 4 == 0) mode = 4;  // 4 outputs per invocation along the innermost dim
   }
-  const View va = (mode == 1 || mode == 2) ? View::kTexelVec4 : View::kTexelFloat;
-  const View vb = (mode == 1 || mode == 3) ? View::kTexelVec4 : View::kTexelFloat;
+  const View va = (mode == 1 || mode == 2 || mode == 4) ? View::kTexelVec4 : View::kTexelFloat;
+  const View vb = (mode == 1 || mode == 3 || mode == 4) ? View::kTexelVec4 : View::kTexelFloat;
   detail::Launch(p, stem, {InTexel(a, va), InTexel(b, vb), Out(y)}, push, {mode},
                  Grid1D(p.context(), mode == 0 ? total : total / 4, 64), y);
 }

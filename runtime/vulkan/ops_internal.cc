@@ -95,6 +95,14 @@ Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& 
   return c;
 }
 
+MagicDivider MakeMagicDivider(uint32_t d) {
+  if (d == 0 || d >= (1u << 31)) throw Error("MakeMagicDivider: divisor " + std::to_string(d) + " out of range");
+  MagicDivider r;
+  while ((uint64_t{1} << r.s) < d) ++r.s;
+  r.m = static_cast<uint32_t>((uint64_t{1} << 32) * ((uint64_t{1} << r.s) - d) / d + 1);
+  return r;
+}
+
 bool SameBytes(const Tensor& a, const Tensor& b) {
   return a.buffer == b.buffer && a.offset == b.offset && a.bytes() == b.bytes();
 }

@@ -38,6 +38,13 @@ struct Collapsed {
 Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides, const char* optype,
                    const Tensor& y);
 
+// Magic numbers for shaders/common/util.glsl FastDiv(n, m, s) == n / d (n < 2^31, 1 <= d < 2^31):
+// s = ceil(log2 d), m = floor(2^32 * (2^s - d) / d) + 1, n / d = (umulhi(n, m) + n) >> s.
+struct MagicDivider {
+  uint32_t m = 1, s = 0;
+};
+MagicDivider MakeMagicDivider(uint32_t d);
+
 // True when both tensors are the same bytes of the same buffer.
 bool SameBytes(const Tensor& a, const Tensor& b);
 

@@ -38,6 +38,9 @@ TEST_CASE("add / subtract / multiply / divide with broadcasting") {
       {"a rank-0", {}, {8}},
       {"channel bias", {2, 16, 5, 5}, {1, 16, 1, 1}},
       {"b scalar odd", {7}, {}},
+      {"channel bias vec4 stores", {2, 16, 4, 4}, {1, 16, 1, 1}},  // MODE 4, B inner stride 0
+      {"row vector", {3, 8}, {8}},                                 // MODE 4, B inner stride 1
+      {"column x row", {4, 1}, {1, 8}},                             // MODE 4, both kinds
   };
   uint32_t seed = 1000;
   for (const Case& c : cases) {
@@ -259,7 +262,8 @@ TEST_CASE("reshape / squeeze / expand_dims, permute_dims / transpose, concat, st
       std::vector<int64_t> axes;
     };
     for (const Case& c : {Case{{2, 3, 4, 5}, {0, 2, 3, 1}}, Case{{2, 3, 4}, {}}, Case{{5, 7}, {1, 0}},
-                          Case{{2, 1, 3, 4, 2}, {4, 0, 3, 1, 2}}}) {
+                          Case{{2, 1, 3, 4, 2}, {4, 0, 3, 1, 2}}, Case{{2, 8, 3, 4}, {0, 2, 1, 3}},
+                          Case{{4, 8}, {1, 0}}}) {
       INFO("x " << msc_vk::ShapeToString(c.x));
       vkt::Arena ar(ctx, 1 << 20);
       const auto xd = vkt::Random(msc_vk::NumElements(c.x), 4);

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <random>
+
+#include "ops_internal.h"
 #include "test_util.h"
 
 namespace ops = msc_vk::ops;
@@ -170,4 +173,26 @@ TEST_CASE("device limits and bad bindings are errors") {
                    "is not a multiple of the device's minStorageBufferOffsetAlignment");
   vkt::ExpectError([&] { msc_vk::MakeTensor(ar.buffer(), "huge", msc_vk::DType::kFloat32, {1 << 20}, 0); },
                    "does not fit in buffer 'test_arena'");
+}
+
+TEST_CASE("FastDiv magic numbers divide exactly (host emulation of shaders/common/util.glsl)") {
+  auto fast_div = [](uint32_t n, msc_vk::ops::detail::MagicDivider m) {
+    const uint32_t hi = static_cast<uint32_t>((uint64_t{n} * m.m) >> 32);
+    return (hi + n) >> m.s;
+  };
+  std::mt19937 rng(5);
+  for (uint32_t d : {1u, 2u, 3u, 5u, 7u, 10u, 56u, 64u, 100u, 112u, 1000u, 12544u, 65535u, 65536u, 1000003u, (1u << 25) - 1}) {
+    const msc_vk::ops::detail::MagicDivider m = msc_vk::ops::detail::MakeMagicDivider(d);
+    for (uint32_t n : {0u, 1u, d - 1, d, d + 1, 2 * d - 1, (1u << 25) - 1, (1u << 25), (1u << 31) - 1}) {
+      INFO("n=" << n << " d=" << d);
+      CHECK(fast_div(n, m) == n / d);
+    }
+    for (int i = 0; i < 2000; ++i) {
+      const uint32_t n = rng() & 0x7fffffffu;
+      if (fast_div(n, m) != n / d) {
+        FAIL("n=" << n << " d=" << d);
+        break;
+      }
+    }
+  }
 }

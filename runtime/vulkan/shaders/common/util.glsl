@@ -14,5 +14,13 @@ uint LinearId() {
   return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 }
 
+// n / d without an integer division (a per-lane loop on CPU devices): magic (m, s) from
+// ops::detail::MagicDivider(d) on the host; exact for n < 2^31.
+uint FastDiv(uint n, uint m, uint s) {
+  uint hi, lo;
+  umulExtended(n, m, hi, lo);
+  return (hi + n) >> s;
+}
+
 // One float of a texel buffer with an R32_SFLOAT view.
 float Fetch(samplerBuffer t, uint i) { return texelFetch(t, int(i)).x; }
