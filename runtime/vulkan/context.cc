@@ -345,6 +345,10 @@ void Context::CreateDevice() {
 
 bool Context::prefers_shared_memory() const { return info_.type != VK_PHYSICAL_DEVICE_TYPE_CPU; }
 
+bool Context::use_tiled_kernels() const {
+  return options_.tiled_kernels < 0 ? prefers_shared_memory() : options_.tiled_kernels != 0;
+}
+
 std::string Context::Describe() const {
   return info_.name + " [" + DeviceTypeName(info_.type) + ", Vulkan " + VersionString(info_.api_version) +
          ", index " + std::to_string(info_.index) + (uma_ ? ", unified memory" : "") + "]";

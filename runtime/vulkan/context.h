@@ -27,6 +27,7 @@ struct ContextOptions {
   int device_index = -1;        // -1: MSC_VK_DEVICE, else automatic choice
   bool validation = false;      // enable Khronos validation + synchronization validation
   bool force_staging = false;   // treat the device as non-UMA (tests the staging-copy paths)
+  int tiled_kernels = -1;       // shared-memory tiled GEMM: -1 auto (GPUs only), 0 never, 1 always
   bool verbose = false;         // print the chosen device to stderr
   uint64_t fence_timeout_ns = 120ull * 1000 * 1000 * 1000;  // a GPU job longer than this fails
 };
@@ -67,6 +68,9 @@ class Context {
   // True on GPUs (discrete/integrated/virtual): shared-memory tiling pays off there. False on
   // CPU devices, which get the register-blocked kernels without shared memory.
   bool prefers_shared_memory() const;
+  // Whether the GEMM ops use the shared-memory tiled variant: ContextOptions::tiled_kernels, or
+  // prefers_shared_memory() when that is -1.
+  bool use_tiled_kernels() const;
   // "llvmpipe (LLVM 15.0.6, 256 bits) [CPU, Vulkan 1.3.230, index 0]".
   std::string Describe() const;
 

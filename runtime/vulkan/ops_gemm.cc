@@ -107,14 +107,21 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   }
   push.act_min = act.min;
   push.act_max = act.max;
-  const bool vec4 = K % 4 == 0 && N % 4 == 0;
+  // GPUs: shared-memory tiles of 64x64 (16x16 invocations); CPU devices: 16x8 register blocks.
+  const bool tiled = p.context().use_tiled_kernels();
+  const bool vec4 = !tiled && K % 4 == 0 && N % 4 == 0;
   const View view = vec4 ? View::kTexelVec4 : View::kTexelFloat;
   std::vector<Binding> bindings = {InTexel(a, view), InTexel(b, view)};
   if (bias) bindings.push_back(InTexel(*bias));
   bindings.push_back(Out(y));
-  const std::array<uint32_t, 3> grid = {U32(((N + 7) / 8 + 63) / 64, optype, y, "grid x"),
-                                        U32((M + 15) / 16, optype, y, "grid y"), U32(batch, optype, y, "grid z")};
-  detail::Launch(p, stem, std::move(bindings), push, {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u},
+  const std::array<uint32_t, 3> grid =
+      tiled ? std::array<uint32_t, 3>{U32((N + 63) / 64, optype, y, "grid x"), U32((M + 63) / 64, optype, y, "grid y"),
+                                      U32(batch, optype, y, "grid z")}
+            : std::array<uint32_t, 3>{U32(((N + 7) / 8 + 63) / 64, optype, y, "grid x"),
+                                      U32((M + 15) / 16, optype, y, "grid y"), U32(batch, optype, y, "grid z")};
+  detail::Launch(p, stem, std::move(bindings), push,
+                 {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u, tiled ? 16u : 64u,
+                  tiled ? 16u : 1u},
                  grid, y);
 }
 

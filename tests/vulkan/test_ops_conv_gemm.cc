@@ -77,8 +77,7 @@ TEST_CASE("nn.conv2d rejects shapes that do not fit") {
                    "groups = 2 does not fit");
 }
 
-TEST_CASE("msc.linear / msc.linear_bias / nn.dense at odd and vec4 sizes") {
-  auto& ctx = vkt::Ctx();
+TEST_CASE("msc.linear / msc.linear_bias / nn.dense at odd and vec4 sizes (register and tiled)") {
   struct Case {
     const char* stem;
     Shape x;
@@ -93,8 +92,10 @@ TEST_CASE("msc.linear / msc.linear_bias / nn.dense at odd and vec4 sizes") {
       {"msc.linear_bias", {1, 130}, 7, true, {}},                       // M = 1
   };
   uint32_t seed = 100;
+  for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
   for (const Case& c : cases) {
-    INFO(c.stem << " x " << msc_vk::ShapeToString(c.x) << " N " << c.N);
+    auto& ctx = *ctx_ptr;
+    INFO(c.stem << " x " << msc_vk::ShapeToString(c.x) << " N " << c.N << " tiled " << ctx.use_tiled_kernels());
     vkt::Arena ar(ctx);
     const int64_t K = c.x.back(), M = msc_vk::NumElements(c.x) / K;
     const auto xd = vkt::Random(M * K, ++seed), wd = vkt::Random(c.N * K, ++seed);
@@ -117,7 +118,6 @@ TEST_CASE("msc.linear / msc.linear_bias / nn.dense at odd and vec4 sizes") {
 }
 
 TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D operands") {
-  auto& ctx = vkt::Ctx();
   struct Case {
     const char* name;
     Shape a, b, y;
@@ -133,8 +133,10 @@ TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D
       {"big", {128, 256}, {256, 200}, {128, 200}, false, 1, 128, 200, 256, 0, 0},
   };
   uint32_t seed = 200;
+  for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
   for (const Case& c : cases) {
-    INFO("case " << c.name);
+    auto& ctx = *ctx_ptr;
+    INFO("case " << c.name << " tiled " << ctx.use_tiled_kernels());
     vkt::Arena ar(ctx);
     const auto ad = vkt::Random(msc_vk::NumElements(c.a), ++seed), bd = vkt::Random(msc_vk::NumElements(c.b), ++seed);
     const auto expect = ref::Gemm(ad, bd, {}, c.batch, c.M, c.N, c.K, c.trans_b, c.a_bstride, c.b_bstride);
@@ -146,6 +148,7 @@ TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D
     vkt::ExpectNoValidationMessages(ctx);
   }
 
+  auto& ctx = vkt::Ctx();
   SUBCASE("4-D batch broadcast [2,3,17,20] @ [3,20,12]") {
     vkt::Arena ar(ctx);
     const auto ad = vkt::Random(2 * 3 * 17 * 20, 301), bd = vkt::Random(3 * 20 * 12, 302);

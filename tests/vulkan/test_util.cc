@@ -9,10 +9,11 @@ namespace vkt {
 
 namespace {
 
-msc_vk::ContextOptions ValidatedOptions(bool force_staging) {
+msc_vk::ContextOptions ValidatedOptions(bool gpu_like) {
   msc_vk::ContextOptions o;
   o.validation = true;
-  o.force_staging = force_staging;
+  o.force_staging = gpu_like;
+  o.tiled_kernels = gpu_like ? 1 : 0;
   return o;
 }
 

@@ -15,7 +15,8 @@ namespace vkt {
 // The process-wide Context: Khronos validation + synchronization validation enabled, every
 // WARNING/ERROR message recorded (see msc_vk::Context).
 msc_vk::Context& Ctx();
-// A second Context that treats the device as non-UMA (staging copies), also validated.
+// A second Context that treats the device like a discrete GPU: non-UMA (staging copies) and the
+// shared-memory tiled GEMM variant; also validated.
 msc_vk::Context& StagingCtx();
 
 // Fails the current test when `ctx` recorded validation messages (and prints them), then

@@ -9,18 +9,33 @@
 // devices). VEC4 = 1 reads A and B as vec4 texels (needs K % 4 == 0 and N % 4 == 0); VEC4 = 0
 // reads floats (any sizes). Edge blocks clamp their load indices and guard their stores.
 //
+// TILED = 1 (GPUs, where shared memory pays off): classic shared-memory tiling instead: a 16x16
+// workgroup computes a 64x64 block of C, each invocation 4x4 outputs, K in steps of 16 staged
+// through shared memory (float views of A and B, any sizes).
+//
 // Bindings: 0 A (texel), 1 B (texel), [2 bias (texel, N floats)], last C (storage, float).
-// Workgroup (64, 1, 1). Grid: x = ceil(ceil(N / 8) / 64), y = ceil(M / 16), z = batch entries.
+// Register path: workgroup (64, 1, 1), grid x = ceil(ceil(N / 8) / 64), y = ceil(M / 16),
+//                z = batch entries.
+// TILED:         workgroup (16, 16, 1) (spec constants 4, 5), grid x = ceil(N / 64),
+//                y = ceil(M / 64), z = batch entries.
 #include "util.glsl"
 
 #define GEMM_BM 16
 #define GEMM_BN 8
 
-layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+layout(local_size_x_id = 4, local_size_y_id = 5, local_size_z = 1) in;
 
 layout(constant_id = 0) const uint TRANS_B = 0;  // 1: B is [N, K]
 layout(constant_id = 1) const uint ACT = 0;      // 1: v = clamp(v, act_min, act_max) (relu: 0, +inf)
 layout(constant_id = 2) const uint VEC4 = 0;     // 1: vec4 texel views of A and B
+layout(constant_id = 3) const uint TILED = 0;    // 1: shared-memory tiled path (local size 16x16)
+layout(constant_id = 4) const uint LOCAL_X = 64;
+layout(constant_id = 5) const uint LOCAL_Y = 1;
+
+#define TILE 64
+#define TILE_K 16
+shared float tile_a[TILE_K][TILE];  // [k][m]
+shared float tile_b[TILE_K][TILE];  // [k][n]
 
 layout(set = 0, binding = 0) uniform samplerBuffer A;
 layout(set = 0, binding = 1) uniform samplerBuffer B;
@@ -42,18 +57,79 @@ layout(push_constant) uniform Push {
   float act_min, act_max;
 } p;
 
-void main() {
-  const uint m0 = gl_WorkGroupID.y * GEMM_BM;
-  const uint n0 = gl_GlobalInvocationID.x * GEMM_BN;
-  if (n0 >= p.N) return;
-
-  uint rest = gl_WorkGroupID.z, a_base = 0, b_base = 0;
+// Element offsets of A and B for batch entry z.
+void BatchBase(uint z, out uint a_base, out uint b_base) {
+  uint rest = z;
+  a_base = 0;
+  b_base = 0;
   for (int d = int(p.batch_ndim) - 1; d >= 0; --d) {
     const uint i = rest % p.bshape[d];
     rest /= p.bshape[d];
     a_base += i * p.a_bstride[d];
     b_base += i * p.b_bstride[d];
   }
+}
+
+float BiasAct(float v, uint n) {
+#ifdef HAS_BIAS
+  v += Fetch(Bias, n);
+#endif
+  return ACT != 0 ? clamp(v, p.act_min, p.act_max) : v;
+}
+
+void TiledMain() {
+  const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;  // 16 x 16
+  const uint tid = ty * 16 + tx;
+  const uint m_tile = gl_WorkGroupID.y * TILE, n_tile = gl_WorkGroupID.x * TILE;
+  uint a_base, b_base;
+  BatchBase(gl_WorkGroupID.z, a_base, b_base);
+  float acc[4][4];
+  [[unroll]] for (uint i = 0; i < 4; ++i)
+    [[unroll]] for (uint j = 0; j < 4; ++j) acc[i][j] = 0.0;
+
+  for (uint k0 = 0; k0 < p.K; k0 += TILE_K) {
+    // 1024 elements of each tile, 4 per invocation; out-of-range elements are 0.
+    [[unroll]] for (uint r = 0; r < 4; ++r) {
+      const uint e = tid + r * 256;
+      const uint kk = e % TILE_K, mm = e / TILE_K;  // A: consecutive invocations walk k
+      const uint m = m_tile + mm, k = k0 + kk;
+      tile_a[kk][mm] = (m < p.M && k < p.K) ? Fetch(A, a_base + m * p.K + k) : 0.0;
+      const uint nn = TRANS_B != 0 ? e / TILE_K : e % TILE;
+      const uint kb = TRANS_B != 0 ? e % TILE_K : e / TILE;
+      const uint n = n_tile + nn, kg = k0 + kb;
+      tile_b[kb][nn] = (n < p.N && kg < p.K) ? Fetch(B, b_base + (TRANS_B != 0 ? n * p.K + kg : kg * p.N + n)) : 0.0;
+    }
+    barrier();
+    [[unroll]] for (uint kk = 0; kk < TILE_K; ++kk) {
+      float a[4], b[4];
+      [[unroll]] for (uint i = 0; i < 4; ++i) a[i] = tile_a[kk][ty + 16 * i];
+      [[unroll]] for (uint j = 0; j < 4; ++j) b[j] = tile_b[kk][tx + 16 * j];
+      [[unroll]] for (uint i = 0; i < 4; ++i)
+        [[unroll]] for (uint j = 0; j < 4; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+    barrier();
+  }
+  const uint c_base = gl_WorkGroupID.z * p.M * p.N;
+  [[unroll]] for (uint i = 0; i < 4; ++i) {
+    const uint m = m_tile + ty + 16 * i;
+    [[unroll]] for (uint j = 0; j < 4; ++j) {
+      const uint n = n_tile + tx + 16 * j;
+      if (m < p.M && n < p.N) C[c_base + m * p.N + n] = BiasAct(acc[i][j], n);
+    }
+  }
+}
+
+void main() {
+  if (TILED != 0) {
+    TiledMain();
+    return;
+  }
+  const uint m0 = gl_WorkGroupID.y * GEMM_BM;
+  const uint n0 = gl_GlobalInvocationID.x * GEMM_BN;
+  if (n0 >= p.N) return;
+
+  uint a_base, b_base;
+  BatchBase(gl_WorkGroupID.z, a_base, b_base);
   const uint c_base = gl_WorkGroupID.z * p.M * p.N;
 
   vec4 acc[GEMM_BM][2];
