@@ -107,7 +107,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
   spec.name = backend;
   ForEachKey(file, root, "backend.yaml",
              {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights",
-              "golden", "reserved_names", "memory_plan"},
+              "golden", "reserved_names", "memory_plan", "fuse_epilogues"},
              [&](const std::string& key, const YAML::Node& v) {
                if (key == "summary") spec.summary = Scalar(file, v, key);
                else if (key == "op_template") spec.op_template = Scalar(file, v, key);
@@ -121,7 +121,11 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
                  spec.golden_output = Scalar(file, v, key);
                  CheckRelative(file, v, spec.golden_output, false);
                } else if (key == "memory_plan") {
-                 ForEachKey(file, v, "memory_plan", {"alignment"}, [&](const std::string&, const YAML::Node& a) {
+                 ForEachKey(file, v, "memory_plan", {"alignment", "alias"}, [&](const std::string& k, const YAML::Node& a) {
+                   if (k == "alias") {
+                     spec.memory_alias = ScalarList(file, a, "memory_plan.alias");
+                     return;
+                   }
                    try {
                      spec.memory_alignment = a.as<long long>();
                    } catch (const YAML::Exception&) {
@@ -130,6 +134,12 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
                    if (spec.memory_alignment <= 0 || (spec.memory_alignment & (spec.memory_alignment - 1)))
                      throw Error(Where(file, a) + ": memory_plan.alignment must be a power of two");
                  });
+               } else if (key == "fuse_epilogues") {
+                 ForEachKey(file, v, "fuse_epilogues", {"producers", "epilogues"},
+                            [&](const std::string& k, const YAML::Node& list) {
+                              (k == "producers" ? spec.fuse_producers : spec.fuse_epilogues) =
+                                  ScalarList(file, list, "fuse_epilogues." + k);
+                            });
                } else if (key == "files" || key == "copy") {
                  if (!v.IsSequence()) throw Error(Where(file, v) + ": " + key + " must be a list");
                  for (const auto& item : v) {

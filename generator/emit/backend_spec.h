@@ -29,7 +29,10 @@ struct BackendSpec {
   std::string weights_output;             ///< where bound weights go ("weights.safetensors").
   std::string golden_output;              ///< folder for golden data ("golden").
   std::vector<std::string> reserved_names;  ///< never used as identifiers (keywords, modules).
-  long long memory_alignment = 0;         ///< > 0: plan an arena for intermediates (bytes).
+  long long memory_alignment = 0;         ///< > 0: plan one arena for all activations (bytes).
+  std::vector<std::string> memory_alias;  ///< optypes whose outputs share their input's bytes.
+  std::vector<std::string> fuse_producers;  ///< optypes that can absorb an elementwise epilogue...
+  std::vector<std::string> fuse_epilogues;  ///< ...of these optypes (e.g. nn.relu, clip).
 
   /// Snippet path for an optype, relative to dir: "nn.conv2d" -> "ops/nn/conv2d.py.j2".
   std::string OpTemplateFor(const std::string& optype) const;

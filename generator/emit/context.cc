@@ -1,6 +1,7 @@
 #include "generator/emit/context.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -134,6 +135,8 @@ Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
       node_weights[role] = it->second;
     }
     node["weights"] = node_weights;
+    node["fused_epilogue"] = nullptr;  // set by FuseEpilogues: {name, ident, optype, attrs}
+    node["fused_into"] = "";           // the producer this node's computation was folded into
     node["code"] = Json::object();
     nodes.push_back(std::move(node));
   }
@@ -160,67 +163,125 @@ Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     prims.push_back(jp);
   }
   g["prims"] = prims;
-  if (spec.memory_alignment > 0) PlanMemory(g, spec.memory_alignment);
+  if (!spec.fuse_producers.empty()) FuseEpilogues(g, spec.fuse_producers, spec.fuse_epilogues);
+  if (spec.memory_alignment > 0) PlanMemory(g, spec.memory_alignment, spec.memory_alias);
   Json ctx = Json::object();
   ctx["graph"] = std::move(g);
   return ctx;
 }
 
-void PlanMemory(Json& graph, long long alignment) {
+void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
+                   const std::vector<std::string>& epilogues) {
+  auto in = [](const std::vector<std::string>& v, const Json& s) {
+    return std::find(v.begin(), v.end(), s.get<std::string>()) != v.end();
+  };
+  Json& nodes = graph["nodes"];
+  std::map<std::string, size_t> position;
+  for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i]["name"].get<std::string>()] = i;
+  for (auto& node : nodes) {
+    if (!in(producers, node["optype"]) || node["outputs"].size() != 1) continue;
+    const Json& out = node["outputs"][0];
+    if (out["is_graph_output"].get<bool>() || out["consumers"].size() != 1) continue;
+    Json& consumer = nodes[position.at(out["consumers"][0].get<std::string>())];
+    if (!in(epilogues, consumer["optype"]) || consumer["inputs"].size() != 1 ||
+        consumer["inputs"][0]["name"] != out["name"] || !consumer["fused_into"].get<std::string>().empty())
+      continue;
+    node["fused_epilogue"] = {{"name", consumer["name"]}, {"ident", consumer["ident"]},
+                              {"optype", consumer["optype"]}, {"attrs", consumer["attrs"]}};
+    consumer["fused_into"] = node["name"];
+  }
+}
+
+void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes) {
+  Json& nodes = graph["nodes"];
+  const long long n_nodes = static_cast<long long>(nodes.size());
   struct Item {
     std::string name;
-    long long nbytes, begin, end, offset = -1;
+    long long nbytes, begin, end;
+    size_t parent;  // union-find
   };
   std::vector<Item> items;
   std::map<std::string, size_t> by_name;
-  Json& nodes = graph["nodes"];
   for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i]["optype"] == "constant") continue;  // a weight, uploaded once
     for (const auto& t : nodes[i]["outputs"]) {
-      if (t["is_graph_input"].get<bool>() || t["is_graph_output"].get<bool>()) continue;
-      if (nodes[i]["optype"] == "constant") continue;  // a weight, uploaded once
       long long nbytes = t["nbytes"].get<long long>();
       if (nbytes < 0)
         throw Error("memory plan: tensor " + t["name"].dump() + " has a dynamic shape; this backend needs static shapes");
+      long long end = t["is_graph_output"].get<bool>() ? n_nodes : static_cast<long long>(i);
       by_name[t["name"].get<std::string>()] = items.size();
-      items.push_back({t["name"].get<std::string>(), nbytes, static_cast<long long>(i), static_cast<long long>(i)});
+      items.push_back({t["name"].get<std::string>(), nbytes, static_cast<long long>(i), end, items.size()});
     }
     for (const auto& t : nodes[i]["inputs"]) {
       auto it = by_name.find(t["name"].get<std::string>());
-      if (it != by_name.end()) items[it->second].end = static_cast<long long>(i);
+      if (it != by_name.end()) items[it->second].end = std::max(items[it->second].end, static_cast<long long>(i));
     }
   }
-  auto align = [&](long long v) { return (v + alignment - 1) / alignment * alignment; };
-  std::vector<size_t> order(items.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return items[a].nbytes > items[b].nbytes; });
-  std::vector<size_t> placed;
+  std::function<size_t(size_t)> root = [&](size_t x) {
+    while (items[x].parent != x) x = items[x].parent = items[items[x].parent].parent;
+    return x;
+  };
+  // Alias ops and fused epilogues: output k shares the bytes of input k (get_item: input[index]).
+  for (const auto& node : nodes) {
+    const std::string optype = node["optype"].get<std::string>();
+    bool alias = std::find(alias_optypes.begin(), alias_optypes.end(), optype) != alias_optypes.end() ||
+                 !node["fused_into"].get<std::string>().empty();
+    if (!alias) continue;
+    for (size_t k = 0; k < node["outputs"].size(); ++k) {
+      size_t src_idx = optype == "get_item" ? node["attrs"]["index"].get<size_t>() : k;
+      if (src_idx >= node["inputs"].size()) continue;
+      auto out = by_name.find(node["outputs"][k]["name"].get<std::string>());
+      auto src = by_name.find(node["inputs"][src_idx]["name"].get<std::string>());
+      if (out == by_name.end() || src == by_name.end() || items[out->second].nbytes != items[src->second].nbytes) continue;
+      items[root(out->second)].parent = root(src->second);
+    }
+  }
+  // One block per alias group: its lifetime is the union of its members'.
+  std::map<size_t, Item> groups;
+  for (size_t i = 0; i < items.size(); ++i) {
+    size_t r = root(i);
+    auto [it, fresh] = groups.emplace(r, items[i]);
+    if (!fresh) {
+      it->second.begin = std::min(it->second.begin, items[i].begin);
+      it->second.end = std::max(it->second.end, items[i].end);
+      it->second.nbytes = std::max(it->second.nbytes, items[i].nbytes);
+    }
+  }
+  auto align = [&](long long v) { return std::max(alignment, (v + alignment - 1) / alignment * alignment); };
+  std::vector<size_t> order;
+  for (const auto& [r, g] : groups) order.push_back(r);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return groups[a].nbytes > groups[b].nbytes; });
+  std::map<size_t, long long> offset;
   long long peak = 0, naive = 0;
-  for (size_t idx : order) {
-    Item& it = items[idx];
-    naive += align(it.nbytes);
-    std::vector<std::pair<long long, long long>> busy;  // [offset, offset+size) of live overlaps
-    for (size_t p : placed) {
-      const Item& o = items[p];
-      if (o.begin <= it.end && it.begin <= o.end) busy.emplace_back(o.offset, o.offset + align(o.nbytes));
+  for (size_t r : order) {
+    const Item& g = groups[r];
+    naive += align(g.nbytes);
+    std::vector<std::pair<long long, long long>> busy;  // [offset, end) of blocks live at the same time
+    for (const auto& [other, off] : offset) {
+      const Item& o = groups[other];
+      if (o.begin <= g.end && g.begin <= o.end) busy.emplace_back(off, off + align(o.nbytes));
     }
     std::sort(busy.begin(), busy.end());
-    long long offset = 0;
+    long long at = 0;
     for (const auto& [b, e] : busy) {
-      if (offset + align(it.nbytes) <= b) break;
-      offset = std::max(offset, e);
+      if (at + align(g.nbytes) <= b) break;
+      at = std::max(at, e);
     }
-    it.offset = offset;
-    peak = std::max(peak, offset + align(it.nbytes));
-    placed.push_back(idx);
+    offset[r] = at;
+    peak = std::max(peak, at + align(g.nbytes));
   }
   Json list = Json::array();
-  for (const auto& it : items) list.push_back({{"name", it.name}, {"offset", it.offset}, {"nbytes", it.nbytes}});
+  for (size_t i = 0; i < items.size(); ++i)
+    list.push_back({{"name", items[i].name}, {"offset", offset[root(i)]}, {"nbytes", items[i].nbytes}});
+  auto set_offset = [&](Json& t) {
+    auto f = by_name.find(t["name"].get<std::string>());
+    if (f != by_name.end()) t["offset"] = offset[root(f->second)];
+  };
   for (auto& node : nodes)
     for (const char* key : {"inputs", "outputs"})
-      for (auto& t : node[key]) {
-        auto f = by_name.find(t["name"].get<std::string>());
-        if (f != by_name.end()) t["offset"] = items[f->second].offset;
-      }
+      for (auto& t : node[key]) set_offset(t);
+  for (const char* key : {"inputs", "outputs"})
+    for (auto& t : graph[key]) set_offset(t);
   graph["memory"] = {{"alignment", alignment}, {"peak_bytes", peak}, {"naive_bytes", naive}, {"tensors", list}};
 }
 

@@ -27,11 +27,21 @@ using Json = nlohmann::ordered_json;
 /// node for attrs that do not parse.
 Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs, const BackendSpec& spec);
 
-/// Arena plan for intermediate tensors (not graph inputs/outputs, not weights): each lives from
-/// its producer to its last consumer; greedy by size (largest first), each placed at the lowest
-/// `alignment`-aligned offset free for its whole lifetime. Adds `offset` to those tensors in
-/// graph.nodes[*].outputs and graph.nodes[*].inputs, and graph.memory = {alignment, peak_bytes,
-/// naive_bytes, tensors}. Dynamic (-1) shapes are an msc::Error (sizes must be static).
-void PlanMemory(Json& graph, long long alignment);
+/// Epilogue fusion: a node whose optype is in `producers`, with one output that is not a graph
+/// output and has exactly one consumer whose optype is in `epilogues` (taking it as its only
+/// input), gets `fused_epilogue` = {name, ident, optype, attrs} of that consumer, and the consumer
+/// gets `fused_into` = the producer's name. Templates then emit the producer with the epilogue and
+/// nothing for the consumer; PlanMemory makes the consumer's output share the producer's bytes.
+void FuseEpilogues(Json& graph, const std::vector<std::string>& producers, const std::vector<std::string>& epilogues);
+
+/// One arena for all activations (graph inputs, intermediates, graph outputs; not constants, which
+/// are weights). Each tensor lives from its producer to its last consumer (graph outputs: to the
+/// end). Outputs of `alias_optypes` nodes and of fused epilogues share their input's bytes
+/// (output k <- input k; get_item: input[index]); an alias group lives as long as its longest
+/// member. Greedy by size, largest first, each block at the lowest `alignment`-aligned offset free
+/// for its whole lifetime. Adds `offset` to every planned tensor in the context and
+/// graph.memory = {alignment, peak_bytes, naive_bytes (each block at its own offset), tensors}.
+/// Dynamic (-1) shapes are an msc::Error (sizes must be static).
+void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes);
 
 }  // namespace msc::emit

@@ -57,33 +57,59 @@ TEST_CASE("Python float repr and literals") {
 
 namespace {
 
-/// A straight-line graph context: a -> b -> c -> d, each tensor `bytes` large.
-Json Chain(const std::vector<long long>& bytes) {
+/// A straight-line graph context n0 -> n1 -> ... with the given optypes and output sizes.
+Json Chain(const std::vector<std::pair<std::string, long long>>& ops) {
   Json nodes = Json::array();
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    Json out = {{"name", "n" + std::to_string(i) + ":0"}, {"nbytes", bytes[i]},
-                {"is_graph_input", i == 0}, {"is_graph_output", i + 1 == bytes.size()}};
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Json out = {{"name", "n" + std::to_string(i) + ":0"}, {"nbytes", ops[i].second},
+                {"is_graph_input", i == 0}, {"is_graph_output", i + 1 == ops.size()},
+                {"consumers", i + 1 < ops.size() ? Json::array({"n" + std::to_string(i + 1)}) : Json::array()}};
     Json ins = Json::array();
     if (i > 0) ins.push_back(nodes[i - 1]["outputs"][0]);
-    nodes.push_back({{"optype", "x"}, {"inputs", ins}, {"outputs", Json::array({out})}});
+    nodes.push_back({{"name", "n" + std::to_string(i)}, {"ident", "n" + std::to_string(i)}, {"optype", ops[i].first},
+                     {"attrs", Json::object()}, {"inputs", ins}, {"outputs", Json::array({out})},
+                     {"fused_epilogue", nullptr}, {"fused_into", ""}});
   }
-  return {{"nodes", nodes}};
+  return {{"nodes", nodes}, {"inputs", Json::array({nodes[0]["outputs"][0]})},
+          {"outputs", Json::array({nodes.back()["outputs"][0]})}};
 }
+
+long long Offset(const Json& g, int node) { return g["nodes"][node]["outputs"][0]["offset"].get<long long>(); }
 
 }  // namespace
 
-TEST_CASE("memory plan reuses dead intermediates") {
-  Json g = Chain({100, 1000, 1000, 1000, 1000, 100});
-  msc::emit::PlanMemory(g, 256);
-  // 4 intermediates of 1000 B (1024 aligned); each lives from producer to its one consumer, so
-  // at most two are live at once.
-  CHECK(g["memory"]["naive_bytes"] == 4 * 1024);
+TEST_CASE("memory plan reuses dead tensors") {
+  Json g = Chain({{"input", 100}, {"a", 1000}, {"a", 1000}, {"a", 1000}, {"a", 1000}, {"a", 100}});
+  msc::emit::PlanMemory(g, 256, {});
+  // Every tensor lives from its producer to its one consumer, so at most two are live at once.
+  CHECK(g["memory"]["naive_bytes"] == 4 * 1024 + 2 * 256);
   CHECK(g["memory"]["peak_bytes"] == 2 * 1024);
-  auto off = [&](int i) { return g["nodes"][i]["outputs"][0]["offset"].get<long long>(); };
-  CHECK(off(1) != off(2));
-  CHECK(off(2) != off(3));
-  CHECK(g["nodes"][2]["inputs"][0]["offset"] == off(1));
-  CHECK_FALSE(g["nodes"][0]["outputs"][0].contains("offset"));  // graph input: not in the arena
+  for (int i = 1; i < 6; ++i) CHECK(Offset(g, i) != Offset(g, i - 1));  // producer and consumer never overlap
+  CHECK(g["nodes"][2]["inputs"][0]["offset"] == Offset(g, 1));
+  CHECK(g["inputs"][0]["offset"] == Offset(g, 0));
+  CHECK(g["outputs"][0]["offset"] == Offset(g, 5));
+}
+
+TEST_CASE("alias ops share bytes and extend their source's lifetime") {
+  // n1's bytes are read through the reshape n2 by n3: n1 must stay live until n3.
+  Json g = Chain({{"input", 1024}, {"a", 1024}, {"reshape", 1024}, {"a", 1024}, {"a", 1024}});
+  msc::emit::PlanMemory(g, 256, {"reshape"});
+  CHECK(Offset(g, 2) == Offset(g, 1));
+  CHECK(Offset(g, 3) != Offset(g, 1));
+  CHECK(g["memory"]["naive_bytes"] == 4 * 1024);  // the alias has no block of its own
+}
+
+TEST_CASE("epilogue fusion marks producer and consumer, and they share bytes") {
+  Json g = Chain({{"input", 1024}, {"conv", 1024}, {"relu", 1024}, {"conv", 1024}, {"relu", 1024}});
+  g["nodes"][3]["outputs"][0]["is_graph_output"] = true;  // a graph output must stay materialized
+  msc::emit::FuseEpilogues(g, {"conv"}, {"relu"});
+  CHECK(g["nodes"][1]["fused_epilogue"]["name"] == "n2");
+  CHECK(g["nodes"][2]["fused_into"] == "n1");
+  CHECK(g["nodes"][3]["fused_epilogue"].is_null());
+  CHECK(g["nodes"][4]["fused_into"] == "");
+  msc::emit::PlanMemory(g, 256, {});
+  CHECK(Offset(g, 2) == Offset(g, 1));
+  CHECK(Offset(g, 4) != Offset(g, 3));
 }
 
 TEST_CASE("writer refuses foreign folders and leaves no partial output") {
