@@ -45,7 +45,9 @@
 //   templates/x.j2:9:1: expected 'endfor' or 'else', got end of template (unclosed 'for' ...)
 // Errors inside included/imported templates or macros name the file and line where they
 // happen, followed by lines "  included from a.j2:2:4" / "  in macro 'm' called from ...".
-// Macro calls, includes and imports nest at most 256 deep; ranges hold at most 10^7 items.
+// Limits (errors, where Jinja2 would crash or run for hours): macro calls, includes and imports
+// nest at most 256 deep, templates at most 256 blocks/expressions deep; range() holds at most
+// 10^7 items; one render runs at most 10^8 loop iterations and builds at most 1 GiB of output.
 // An Environment is not thread-safe.
 #pragma once
 

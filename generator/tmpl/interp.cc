@@ -173,7 +173,7 @@ bool Module::GetAttr(const std::string& attr, Value* out) const {
 
 namespace {
 
-class LoopContext : public Object {
+class LoopContext : public Object, public std::enable_shared_from_this<LoopContext> {
  public:
   explicit LoopContext(std::shared_ptr<ValueList> items) : items_(std::move(items)) {}
   std::string TypeName() const override { return "LoopContext"; }
@@ -203,7 +203,7 @@ class LoopContext : public Object {
         return args[idx % args.size()];
       }));
     } else if (name == "changed") {
-      auto self = const_cast<LoopContext*>(this);
+      auto self = std::const_pointer_cast<LoopContext>(shared_from_this());
       *out = Value::Obj(std::make_shared<NativeFunction>("changed", [self](Interp&, ValueList& args, Kwargs&) {
         Value v = Value::List(args);
         if (self->has_last_ && Equals(self->last_, v)) return Value::Bool(false);
@@ -260,7 +260,11 @@ void Interp::RenderTemplate(const Template& t, const ScopePtr& scope, std::strin
 }
 
 void Interp::RenderBody(const Body& body, const ScopePtr& scope, std::string& out) {
-  for (const auto& n : body) RenderNode(*n, scope, out);
+  for (const auto& n : body) {
+    RenderNode(*n, scope, out);
+    if (out.size() > kMaxOutputBytes)
+      Fail(n->line, n->col, "output exceeds " + std::to_string(kMaxOutputBytes >> 20) + " MiB");
+  }
 }
 
 void Interp::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
@@ -408,6 +412,8 @@ void Interp::RenderFor(const Node& n, const ScopePtr& scope, std::string& out) {
       iter_scope->parent = scope;
     }
     loop->index0 = i;
+    if (++iterations_ > kMaxLoopIterations)
+      Fail(n.line, n.col, "more than " + std::to_string(kMaxLoopIterations) + " loop iterations in one render");
     iter_scope->vars.emplace_back("loop", loop_value);
     Assign(*n.target, (*shared_items)[i], iter_scope);
     RenderBody(n.body, iter_scope, out);
@@ -472,6 +478,7 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
 
 void Interp::RenderImport(const Node& n, const ScopePtr& scope) {
   Value mod = ImportModule(n, scope);
+  Register(scope);  // the module (or its macros) may reference this scope: break the cycle later
   if (n.kind == Node::K::kImport) {
     scope->Set(n.name, mod);
     return;

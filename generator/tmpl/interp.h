@@ -144,6 +144,9 @@ class Interp {
 
   // Depth accounting for macro calls and includes (limit kMaxDepth).
   static constexpr int kMaxDepth = 256;
+  // Guards against runaway templates: total loop iterations and size of any output buffer.
+  static constexpr int64_t kMaxLoopIterations = 100'000'000;
+  static constexpr size_t kMaxOutputBytes = size_t{1} << 30;
   struct DepthGuard {
     Interp* in;
     explicit DepthGuard(Interp* i);
@@ -182,6 +185,7 @@ class Interp {
   const Template* cur_tmpl_ = nullptr;
   const std::string* cur_file_ = nullptr;
   int depth_ = 0;
+  int64_t iterations_ = 0;
   SourcePos here_;
   std::vector<ScopePtr> cleanup_;                       // scopes holding macros (cycle breaking)
   std::vector<std::shared_ptr<Namespace>> namespaces_;  // namespaces (cycle breaking)

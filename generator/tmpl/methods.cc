@@ -278,12 +278,12 @@ Value CallMethod(Interp&, const Value& recv, const std::string& name, ValueList&
 // ---- builtin globals: range, dict, namespace, joiner, cycler ----
 namespace {
 
-class Cycler : public Object {
+class Cycler : public Object, public std::enable_shared_from_this<Cycler> {
  public:
   explicit Cycler(ValueList items) : items_(std::move(items)) {}
   std::string TypeName() const override { return "Cycler"; }
   bool GetAttr(const std::string& name, Value* out) const override {
-    auto self = const_cast<Cycler*>(this);
+    auto self = std::const_pointer_cast<Cycler>(shared_from_this());
     if (name == "current") {
       *out = items_[pos_];
     } else if (name == "next") {
