@@ -17,16 +17,25 @@ msc_vk::ContextOptions ValidatedOptions(bool gpu_like) {
   return o;
 }
 
+msc_vk::Context* g_ctx = nullptr;
+msc_vk::Context* g_staging_ctx = nullptr;
+
 }  // namespace
 
 msc_vk::Context& Ctx() {
   static msc_vk::Context ctx(ValidatedOptions(false));
+  g_ctx = &ctx;
   return ctx;
 }
 
 msc_vk::Context& StagingCtx() {
   static msc_vk::Context ctx(ValidatedOptions(true));
+  g_staging_ctx = &ctx;
   return ctx;
+}
+
+size_t RecordedValidationMessages() {
+  return (g_ctx ? g_ctx->message_count() : 0) + (g_staging_ctx ? g_staging_ctx->message_count() : 0);
 }
 
 void ExpectNoValidationMessages(msc_vk::Context& ctx) {

@@ -19,6 +19,9 @@ msc_vk::Context& Ctx();
 // shared-memory tiled GEMM variant; also validated.
 msc_vk::Context& StagingCtx();
 
+// Messages still recorded by Ctx() and StagingCtx() (those created so far).
+size_t RecordedValidationMessages();
+
 // Fails the current test when `ctx` recorded validation messages (and prints them), then
 // clears them.
 void ExpectNoValidationMessages(msc_vk::Context& ctx);
