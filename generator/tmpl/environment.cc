@@ -80,6 +80,8 @@ class Validator {
 void EnvData::Validate(const Template& t) const { Validator(t, *this).CheckBody(t.body, false); }
 
 std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
+  auto hit = file_cache.find(name);  // fast path: names that are already normalized
+  if (hit != file_cache.end()) return hit->second;
   // jinja2.loaders.split_template_path
   std::string key;
   size_t pos = 0;

@@ -18,9 +18,9 @@ namespace {
 
 using Args = std::vector<Value>;
 
-Args Bind(const char* fn, std::vector<const char*> names, size_t required, ValueList& args, Kwargs& kwargs,
+Args Bind(const char* fn, std::initializer_list<const char*> names, size_t required, ValueList& args, Kwargs& kwargs,
           std::vector<bool>* given = nullptr) {
-  ArgSpec spec{fn, std::move(names), required};
+  ArgSpec spec{fn, names, required};
   return BindArgs(spec, args, kwargs, given);
 }
 

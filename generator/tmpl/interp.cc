@@ -225,9 +225,13 @@ class LoopContext : public Object, public std::enable_shared_from_this<LoopConte
   bool has_last_ = false;
 };
 
-void AppendTrace(const msc::Error& e, const std::string& where) {
+// Rethrows `e` with a line "  <what> <file:line:col>" appended (at most 8 such lines).
+[[noreturn]] void AppendTrace(const msc::Error& e, const char* what, const SourcePos& pos) {
   std::string msg = e.what();
-  if (std::count(msg.begin(), msg.end(), '\n') < 8) msg += "\n  " + where;
+  if (std::count(msg.begin(), msg.end(), '\n') < 8) {
+    std::string where = FormatPos(pos);
+    msg += "\n  " + std::string(what) + " " + where.substr(0, where.size() - 2);
+  }
   throw msc::Error(msg);
 }
 
@@ -440,8 +444,6 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
   Value name = Eval(*n.expr, scope);
   ValueList names = name.is_seq() ? Iterate(name) : ValueList{name};
   std::shared_ptr<const Template> t;
-  std::string where = "included from " + FormatPos(Pos(n.line, n.col));
-  where.resize(where.size() - 2);
   for (const Value& v : names) {
     if (v.is_undefined()) ThrowUndefined(v);
     if (!v.is_string()) Fail(n.expr->line, n.expr->col, "template name must be a string, got " + TypeName(v));
@@ -450,7 +452,7 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
     } catch (const OpError& e) {
       Fail(n.line, n.col, e.what());
     } catch (const msc::Error& e) {
-      AppendTrace(e, where);  // syntax error in the included file
+      AppendTrace(e, "included from", Pos(n.line, n.col));  // syntax error in the included file
     }
     if (t) break;
   }
@@ -463,7 +465,8 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
   if (n.with_context) {
     inner->parent = scope;
     // Like Jinja2, included templates see the includer's variables but not its `loop`.
-    inner->vars.emplace_back("loop", Value::Undef("undefined variable 'loop'", Pos(n.line, n.col)));
+    if (hidden_loop_.is_none()) hidden_loop_ = Value::Undef("undefined variable 'loop'", Pos(n.line, n.col));
+    inner->vars.emplace_back("loop", hidden_loop_);
   }
   try {
     DepthGuard depth(this);
@@ -472,7 +475,7 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
   } catch (const OpError& e) {
     Fail(n.line, n.col, e.what());
   } catch (const msc::Error& e) {
-    AppendTrace(e, where);
+    AppendTrace(e, "included from", Pos(n.line, n.col));
   }
 }
 
@@ -497,8 +500,6 @@ void Interp::RenderImport(const Node& n, const ScopePtr& scope) {
 Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
   Value name = Eval(*n.expr, scope);
   std::shared_ptr<const Template> t;
-  std::string where = "imported from " + FormatPos(Pos(n.line, n.col));
-  where.resize(where.size() - 2);
   if (name.is_undefined()) ThrowUndefined(name);
   try {
     if (!name.is_string()) throw OpError("template name must be a string, got " + TypeName(name));
@@ -506,7 +507,7 @@ Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
   } catch (const OpError& e) {
     Fail(n.expr->line, n.expr->col, e.what());
   } catch (const msc::Error& e) {
-    AppendTrace(e, where);  // syntax error in the imported file
+    AppendTrace(e, "imported from", Pos(n.line, n.col));  // syntax error in the imported file
   }
   if (!t) Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
   auto mod = std::make_shared<Module>();
@@ -521,7 +522,7 @@ Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
   } catch (const OpError& e) {
     Fail(n.line, n.col, e.what());
   } catch (const msc::Error& e) {
-    AppendTrace(e, where);
+    AppendTrace(e, "imported from", Pos(n.line, n.col));
   }
   return Value::Obj(mod);
 }

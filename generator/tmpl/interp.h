@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -186,6 +187,7 @@ class Interp {
   const std::string* cur_file_ = nullptr;
   int depth_ = 0;
   int64_t iterations_ = 0;
+  Value hidden_loop_;  // undefined `loop` shadowing the includer's loop inside includes
   SourcePos here_;
   std::vector<ScopePtr> cleanup_;                       // scopes holding macros (cycle breaking)
   std::vector<std::shared_ptr<Namespace>> namespaces_;  // namespaces (cycle breaking)
@@ -209,9 +211,9 @@ std::string PercentFormat(const std::string& fmt, const Value& args);  // Python
 
 // Argument helpers for builtins: bind positional/keyword arguments to named parameters.
 struct ArgSpec {
-  const char* fn;                      // function name for messages
-  std::vector<const char*> names;      // parameter names in order
-  size_t required = 0;                 // number of required leading parameters
+  const char* fn;                             // function name for messages
+  std::initializer_list<const char*> names;   // parameter names in order
+  size_t required = 0;                        // number of required leading parameters
 };
 // Returns one Value per parameter (undefined-free None where missing and optional) and sets
 // `given[i]` for the parameters that were passed. Throws OpError on bad arguments.

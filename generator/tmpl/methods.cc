@@ -48,9 +48,9 @@ const std::unordered_set<std::string>& ListMethods() {
   return s;
 }
 
-std::vector<Value> Bind(const char* fn, std::vector<const char*> names, size_t required, ValueList& args,
+std::vector<Value> Bind(const char* fn, std::initializer_list<const char*> names, size_t required, ValueList& args,
                         Kwargs& kwargs, std::vector<bool>* given = nullptr) {
-  return BindArgs(ArgSpec{fn, std::move(names), required}, args, kwargs, given);
+  return BindArgs(ArgSpec{fn, names, required}, args, kwargs, given);
 }
 
 const std::string& StrArg(const Value& v, const char* fn) {

@@ -437,15 +437,18 @@ std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs
   }
   for (auto& kv : kwargs) {
     size_t idx = n;
-    for (size_t i = 0; i < n; ++i)
-      if (kv.first == spec.names[i]) idx = i;
+    size_t i = 0;
+    for (const char* name : spec.names) {
+      if (kv.first == name) idx = i;
+      ++i;
+    }
     if (idx == n) throw OpError(std::string(spec.fn) + "() got an unexpected keyword argument '" + kv.first + "'");
     if (have[idx]) throw OpError(std::string(spec.fn) + "() got multiple values for argument '" + kv.first + "'");
     out[idx] = kv.second;
     have[idx] = true;
   }
   for (size_t i = 0; i < spec.required; ++i)
-    if (!have[i]) throw OpError(std::string(spec.fn) + "() missing required argument '" + spec.names[i] + "'");
+    if (!have[i]) throw OpError(std::string(spec.fn) + "() missing required argument '" + spec.names.begin()[i] + "'");
   if (given) *given = have;
   return out;
 }
