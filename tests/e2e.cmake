@@ -1,10 +1,13 @@
 # End to end: each example exported from PyTorch, generated for a backend, and the generated
-# project's own golden test run (examples/run_example.sh). Outputs go under the build folder.
-foreach(example conv_relu fashion_mnist_mlp resnet18 hostile)
-  foreach(backend torch)
+# project's own golden test run (examples/run_example.sh). Vulkan projects are configured, built
+# and run on the machine's Vulkan device (lavapipe in CI) under the Khronos validation layer with
+# synchronization validation: any validation message fails the run. Outputs go under the build folder.
+foreach(backend torch vulkan)
+  foreach(example conv_relu fashion_mnist_mlp resnet18 hostile)
     add_test(NAME e2e_${backend}_${example}
              COMMAND bash ${CMAKE_SOURCE_DIR}/examples/run_example.sh ${example} $<TARGET_FILE:msc-codegen>
                      ${CMAKE_BINARY_DIR}/e2e/${backend})
-    set_tests_properties(e2e_${backend}_${example} PROPERTIES ENVIRONMENT "MSC_BACKENDS=${backend}" TIMEOUT 1200)
+    set_tests_properties(e2e_${backend}_${example} PROPERTIES
+      ENVIRONMENT "MSC_BACKENDS=${backend};MSC_VK_VALIDATION=1" TIMEOUT 1500)
   endforeach()
 endforeach()

@@ -82,7 +82,9 @@ Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     bool is_output = false;
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       Json t = TensorContext(n.outputs[k]);
-      t["ident"] = n.outputs.size() == 1 ? node_ident : node_ident + "_" + std::to_string(k);
+      // Multi-output tensors get their own pool identifiers, so they cannot collide with a node
+      // that is literally named "<node>_<k>".
+      t["ident"] = n.outputs.size() == 1 ? node_ident : idents.Make(node_ident + "_" + std::to_string(k));
       t["producer"] = n.name;
       t["producer_ident"] = node_ident;
       t["out_idx"] = k;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <boost/filesystem.hpp>
@@ -12,6 +13,8 @@
 #include "generator/emit/context.h"
 #include "generator/emit/naming.h"
 #include "generator/emit/writer.h"
+#include "generator/ir/graph.h"
+#include "generator/opdef/opdef.h"
 
 namespace fs = boost::filesystem;
 using msc::emit::Json;
@@ -159,4 +162,46 @@ TEST_CASE("backend specs: the repo's backends load; unknown ones are listed") {
     CHECK(std::string(e.what()).find("torch") != std::string::npos);
   }
   CHECK_THROWS(msc::emit::LoadBackendSpec(root, "../templates/torch"));
+}
+
+TEST_CASE("multi-output tensor identifiers never collide with node identifiers") {
+  msc::ir::MSCGraph g;
+  g.name = "main";
+  auto tensor = [](const std::string& name) {
+    msc::ir::MSCTensor t;
+    t.name = name;
+    t.dtype = "float32";
+    t.shape = {1};
+    return t;
+  };
+  msc::ir::MSCJoint in;
+  in.name = "x";
+  in.optype = "input";
+  in.outputs = {tensor("x:0")};
+  msc::ir::MSCJoint tup;
+  tup.index = 1;
+  tup.name = "t";
+  tup.optype = "tuple";
+  tup.parents = {"x"};
+  tup.inputs = {"x:0", "x:0"};
+  tup.outputs = {tensor("t:0"), tensor("t:1")};
+  msc::ir::MSCJoint late;  // literally named like the tuple's first field
+  late.index = 2;
+  late.name = "t_0";
+  late.optype = "nn.relu";
+  late.parents = {"t"};
+  late.inputs = {"t:0"};
+  late.outputs = {tensor("t_0:0")};
+  g.nodes = {in, tup, late};
+  g.inputs = {"x:0"};
+  g.outputs = {"t_0:0"};
+  g.BuildIndex();
+  auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
+  auto spec = msc::emit::LoadBackendSpec(std::string(MSC_SOURCE_DIR) + "/templates", "torch");
+  Json ctx = msc::emit::BuildContext(g, opdefs, spec);
+  std::set<std::string> seen;
+  for (const auto& node : ctx["graph"]["nodes"])
+    for (const auto& t : node["outputs"]) CHECK_MESSAGE(seen.insert(t["ident"].get<std::string>()).second, t["ident"]);
+  CHECK(ctx["graph"]["nodes"][1]["outputs"][0]["ident"] == "t_0");
+  CHECK(ctx["graph"]["nodes"][2]["ident"] == "t_0_1");
 }
