@@ -1,53 +1,62 @@
-// msc::tmpl — a Jinja2-compatible template engine.
+// msc::tmpl -- a Jinja2-compatible template engine.
 //
 // Output is byte-identical to Python's jinja2 (3.1) with the DEFAULT environment settings
 // (trim_blocks=False, lstrip_blocks=False, keep_trailing_newline=False, autoescape off) and
 // undefined=jinja2.StrictUndefined, for the supported subset below. Values are JSON
 // (nlohmann::ordered_json, key order preserved) and behave like the Python objects json.loads
-// would produce (dict, list, str, int, float, bool, None).
+// produces (dict, list, str, int, float, bool, None); they print like Python's str().
 //
-// Supported syntax: {{ }}, {% %}, {# #} with '-' whitespace control; {% raw %}; literals (strings
-// with Python escapes, ints incl. 0x/0o/0b/underscores, floats, lists, tuples, dicts,
-// true/false/none in either case); + - * / // % ** ~, unary -/+, comparisons (chained), in /
-// not in, and/or/not (returning operands), `a if c else b`; x.y, x['y'], x[1:3:2], negative
-// indexes; calls with positional/keyword/*args/**kwargs; filters and `is` tests.
-// Statements: if/elif/else; for (tuple unpacking, `for x in y if cond`, else, loop.index/
-// index0/revindex/revindex0/first/last/length/previtem/nextitem/depth/cycle()/changed());
-// set (names, tuples, namespace attributes, block set with optional filter); macro (defaults,
-// keyword args, varargs, kwargs, caller); call (with caller arguments); include (list of
-// names, ignore missing, with/without context); import ... as / from ... import (without
-// context by default, like Jinja2); filter blocks; with; print.
-// Builtin globals: range, dict, namespace, joiner, cycler.
-// Builtin filters: abs attr batch capitalize center count d default dictsort e escape first
-// float forceescape format indent int items join last length list lower map max min reject
+// Syntax: {{ }}, {% %}, {# #} with '-' whitespace control; {% raw %}; literals (strings with
+// Python escapes, ints incl. 0x/0o/0b/underscores, floats, lists, tuples, dicts, true/false/
+// none in either case); + - * / // % ** ~, unary -/+, comparisons (chained), in / not in,
+// and/or/not (returning operands), `a if c else b`; x.y, x['y'], x[1:3:2], negative indexes;
+// calls with positional/keyword/*args/**kwargs; filters; `is` / `is not` tests.
+// Statements: if/elif/else; for (tuple unpacking, `for x in y if c`, else, loop.index/index0/
+// revindex/revindex0/first/last/length/previtem/nextitem/depth/cycle()/changed()); set (names,
+// tuples, namespace attributes, block set with filters) with Jinja2's scoping (loop bodies,
+// macros, includes and with-blocks are scopes; if-blocks are not); macro (defaults, keyword
+// arguments, varargs, kwargs, caller); call (with caller arguments); include (list of names,
+// ignore missing, with/without context); import ... as / from ... import (without context by
+// default); filter blocks; with; print.
+// Globals: range, dict, namespace, joiner, cycler.
+// Filters: abs attr batch capitalize center count d default dictsort e escape first float
+// forceescape format groupby indent int items join last length list lower map max min reject
 // rejectattr replace reverse round safe select selectattr slice sort string sum title tojson
 // trim truncate unique upper wordcount.
-// Builtin tests: defined undefined none boolean true false number integer float string mapping
-// callable escaped sequence iterable divisibleby even odd eq equalto ne lt lessthan le gt
-// greaterthan ge in sameas lower upper filter test.
-// Python methods: str (upper lower strip split rsplit splitlines startswith endswith replace
-// join find count center ljust rjust zfill format partition is*...), dict (items keys values
-// get copy), list/tuple (count index copy).
+// Tests: defined undefined none boolean true false number integer float string mapping callable
+// escaped sequence iterable divisibleby even odd eq equalto ne lt lessthan le gt greaterthan ge
+// in sameas lower upper filter test.
+// Python methods: str (upper lower title capitalize swapcase strip lstrip rstrip split rsplit
+// splitlines startswith endswith replace join find rfind index count center ljust rjust zfill
+// format partition removeprefix removesuffix is*), dict (items keys values get copy),
+// list/tuple (count index copy).
+// Markup: |e, |escape, |safe and |tojson return "Markup" strings that |e leaves alone and that
+// escape the other operand of `+` (as markupsafe does); `~` and printing treat them as str.
 //
-// NOT supported: template inheritance (extends/block), recursive for loops, autoescaping and
-// Markup, extensions (do, break/continue, i18n), the groupby/wordwrap/urlize/xmlattr/pprint/
-// filesizeformat/striptags/urlencode/random filters, integers beyond 64 bits (an error, where
-// Python would use big ints), case mapping beyond ASCII/Latin-1/Latin Extended-A/Greek/
-// Cyrillic (and Greek final sigma), and
-// mutation of values (list.append, dict.update). Filters that return generators in Jinja2
-// (map, select, reverse, ...) return lists here, so *printing* them directly differs.
+// NOT supported (a tag gives the error "'<tag>' is not supported by this template engine"):
+// template inheritance (extends/block/super), recursive for loops, autoescaping, extensions
+// (do, break/continue, i18n), non-ASCII identifiers, the wordwrap/urlize/xmlattr/pprint/
+// filesizeformat/striptags/urlencode/random filters, str.format field attribute/index access,
+// integers beyond 64 bits (an error where Python would use big ints), case mapping beyond
+// ASCII/Latin-1/Latin Extended-A/Greek/Cyrillic (no Greek final sigma), and mutating methods
+// (list.append, dict.update). Filters that return generators/iterators in Jinja2 (map, select,
+// reverse, ...) return lists here, so printing their result directly differs from Jinja2's
+// "<generator object ...>".
 //
 // Errors: every failure throws msc::Error whose message starts with "<file>:<line>:<col>: "
 // (file = the template path as resolved under the search root, or the name given to
-// RenderString) followed by the problem, e.g.
+// RenderString; columns count characters from 1) followed by the problem, e.g.
 //   templates/x.j2:3:7: undefined variable 'foo'
 //   templates/x.j2:1:9: unknown filter 'bar'
-//   templates/x.j2:9:1: expected 'endfor' or 'else', got end of template (unclosed 'for' ...)
+//   templates/x.j2:9:1: expected 'endfor' or 'else', got end of template (unclosed 'for' opened at line 2)
+//   templates/x.j2:2:4: 'dict object' has no attribute 'y'
 // Errors inside included/imported templates or macros name the file and line where they
-// happen, followed by lines "  included from a.j2:2:4" / "  in macro 'm' called from ...".
-// Limits (errors, where Jinja2 would crash or run for hours): macro calls, includes and imports
-// nest at most 256 deep, templates at most 256 blocks/expressions deep; range() holds at most
-// 10^7 items; one render runs at most 10^8 loop iterations and builds at most 1 GiB of output.
+// happen, followed by lines "  included from a.j2:2:4" / "  in macro 'm' called from b.j2:5:3".
+// Like Jinja2, unknown filters/tests are reported when the template is loaded, except inside
+// if-blocks and inline ifs, where they fail only when evaluated.
+// Limits (errors instead of crashes or endless runs): macro calls, includes and imports nest at
+// most 256 deep, templates at most 256 blocks/expressions deep; range() holds at most 10^7
+// items; one render runs at most 10^8 loop iterations and builds at most 1 GiB of output.
 // An Environment is not thread-safe.
 #pragma once
 
@@ -62,7 +71,8 @@ namespace msc::tmpl {
 
 using Json = nlohmann::ordered_json;
 // A callable filter/global: args are positional (for a filter args[0] is the piped value),
-// kwargs is a JSON object. Exceptions it throws become msc::Error with the call's position.
+// kwargs is a JSON object. Passing an undefined value to it is an error (StrictUndefined);
+// exceptions it throws become msc::Error "<file>:<line>:<col>: function 'f' failed: <what>".
 using Function = std::function<Json(const std::vector<Json>& args, const Json& kwargs)>;
 
 struct EnvData;
@@ -83,7 +93,8 @@ class Environment {
   void AddFunction(const std::string& name, Function f);  // global callable
 
   // Renders the file `template_name` (under search_root). `data` must be a JSON object (or
-  // null); its keys are the template's variables. Parsed templates are cached per Environment.
+  // null); its keys are the template's variables. Parsed templates are cached per Environment
+  // (each file is read once; later edits of the file are not seen by this Environment).
   std::string Render(const std::string& template_name, const Json& data);
   // Renders template source text; `name` is used in error messages. Parses are cached by text.
   std::string RenderString(const std::string& source, const Json& data, const std::string& name = "<string>");

@@ -26,6 +26,11 @@ Args Bind(const char* fn, std::initializer_list<const char*> names, size_t requi
 
 bool ArgBool(const Value& v) { return !v.is_none() && Truthy(v); }
 
+// Result string of a str-method-like filter: Markup stays Markup (soft_str + str method).
+Value KeepMarkup(const Value& in, std::string s) {
+  return in.is_markup() ? Value::Markup(std::move(s)) : Value::Str(std::move(s));
+}
+
 Value IgnoreCase(const Value& v) { return v.is_string() ? Value::Str(pystr::Lower(v.s())) : v; }
 
 // Jinja's make_attrgetter: "a.b.0" -> item["a"]["b"][0] (getitem semantics).
@@ -107,7 +112,7 @@ Value F_batch(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 
 Value F_capitalize(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("capitalize", {}, 0, args, kw);
-  return Value::Str(pystr::Capitalize(ToStr(v)));
+  return KeepMarkup(v, pystr::Capitalize(ToStr(v)));
 }
 
 Value F_center(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
@@ -154,8 +159,15 @@ Value F_dictsort(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 
 Value F_escape(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("escape", {}, 0, args, kw);
-  return Value::Str(HtmlEscape(ToStr(v)));
+  if (v.is_markup()) return v;  // already escaped
+  return Value::Markup(HtmlEscape(ToStr(v)));
 }
+
+Value F_forceescape(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+  Bind("forceescape", {}, 0, args, kw);
+  return Value::Markup(HtmlEscape(ToStr(v)));
+}
+
 
 Value F_first(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("first", {}, 0, args, kw);
@@ -188,6 +200,50 @@ Value F_format(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
     return Value::Str(PercentFormat(ToStr(v), Value::Dict(std::move(d))));
   }
   return Value::Str(PercentFormat(ToStr(v), Value::Tuple(args)));
+}
+
+// Jinja's _GroupTuple(grouper, list): a 2-tuple with named fields.
+class GroupTuple : public Object {
+ public:
+  GroupTuple(Value grouper, Value list) : grouper_(std::move(grouper)), list_(std::move(list)) {}
+  std::string TypeName() const override { return "_GroupTuple"; }
+  std::string Repr() const override { return msc::tmpl::Repr(Value::Tuple({grouper_, list_})); }
+  bool GetAttr(const std::string& name, Value* out) const override {
+    if (name == "grouper") *out = grouper_;
+    else if (name == "list") *out = list_;
+    else return false;
+    return true;
+  }
+  bool Iter(ValueList* out) const override {
+    *out = {grouper_, list_};
+    return true;
+  }
+
+ private:
+  Value grouper_, list_;
+};
+
+Value F_groupby(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
+  Args a = Bind("groupby", {"attribute", "default", "case_sensitive"}, 1, args, kw);
+  bool cs = ArgBool(a[2]);
+  auto key_of = [&](const Value& item, bool fold) {
+    Value k = a[0].is_string() ? GetPath(in, item, a[0].s(), a[1].is_none() ? nullptr : &a[1]) : in.GetItem(item, a[0]);
+    return fold ? IgnoreCase(k) : k;
+  };
+  ValueList items = Iterate(v);
+  std::vector<std::pair<Value, size_t>> keys;
+  for (size_t i = 0; i < items.size(); ++i) keys.emplace_back(key_of(items[i], !cs), i);
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) { return Compare(x.first, y.first) < 0; });
+  ValueList out;
+  for (size_t i = 0; i < keys.size();) {
+    size_t j = i;
+    ValueList group;
+    while (j < keys.size() && Equals(keys[j].first, keys[i].first)) group.push_back(items[keys[j++].second]);
+    Value grouper = cs ? keys[i].first : key_of(group[0], false);
+    out.push_back(Value::Obj(std::make_shared<GroupTuple>(grouper, Value::List(std::move(group)))));
+    i = j;
+  }
+  return Value::List(std::move(out));
 }
 
 Value F_indent(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
@@ -262,12 +318,12 @@ Value F_list(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 
 Value F_lower(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("lower", {}, 0, args, kw);
-  return Value::Str(pystr::Lower(ToStr(v)));
+  return KeepMarkup(v, pystr::Lower(ToStr(v)));
 }
 
 Value F_upper(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("upper", {}, 0, args, kw);
-  return Value::Str(pystr::Upper(ToStr(v)));
+  return KeepMarkup(v, pystr::Upper(ToStr(v)));
 }
 
 Value F_map(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
@@ -406,7 +462,7 @@ Value F_round(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 
 Value F_safe(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("safe", {}, 0, args, kw);
-  return Value::Str(ToStr(v));
+  return v.is_markup() ? v : Value::Markup(ToStr(v));
 }
 
 Value F_slice(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
@@ -446,7 +502,7 @@ Value F_sort(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
 
 Value F_string(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("string", {}, 0, args, kw);
-  return Value::Str(ToStr(v));
+  return KeepMarkup(v, ToStr(v));
 }
 
 Value F_sum(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
@@ -467,13 +523,13 @@ Value F_title(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 
 Value F_tojson(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Args a = Bind("tojson", {"indent"}, 0, args, kw);
-  return Value::Str(ToJsonText(v, a[0]));
+  return Value::Markup(ToJsonText(v, a[0]));
 }
 
 Value F_trim(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Args a = Bind("trim", {"chars"}, 0, args, kw);
   std::string chars = a[0].is_none() ? "" : ToStr(a[0]);
-  return Value::Str(pystr::Strip(ToStr(v), a[0].is_none() ? nullptr : &chars, true, true));
+  return KeepMarkup(v, pystr::Strip(ToStr(v), a[0].is_none() ? nullptr : &chars, true, true));
 }
 
 Value F_truncate(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
@@ -523,8 +579,8 @@ const std::unordered_map<std::string, FilterImpl>& Table() {
   static const std::unordered_map<std::string, FilterImpl> table = {
       {"abs", F_abs},         {"attr", F_attr},           {"batch", F_batch},     {"capitalize", F_capitalize},
       {"center", F_center},   {"count", F_length},        {"d", F_default},       {"default", F_default},
-      {"dictsort", F_dictsort}, {"e", F_escape},          {"escape", F_escape},   {"forceescape", F_escape},
-      {"first", F_first},     {"float", F_float},         {"format", F_format},   {"indent", F_indent},
+      {"dictsort", F_dictsort}, {"e", F_escape},          {"escape", F_escape},   {"forceescape", F_forceescape},
+      {"first", F_first},     {"float", F_float},         {"format", F_format},   {"groupby", F_groupby},     {"indent", F_indent},
       {"int", F_int},         {"items", F_items},         {"join", F_join},       {"last", F_last},
       {"length", F_length},   {"list", F_list},           {"lower", F_lower},     {"map", F_map},
       {"max", F_max},         {"min", F_min},             {"reject", F_reject},   {"rejectattr", F_rejectattr},

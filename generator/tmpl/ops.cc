@@ -6,6 +6,9 @@
 #include "generator/tmpl/pystr.h"
 
 namespace msc::tmpl {
+
+std::string HtmlEscape(const std::string& s);  // format.cc
+
 namespace {
 
 constexpr size_t kMaxResultSize = size_t{256} << 20;  // refuse to build strings/lists above 256 MiB
@@ -105,7 +108,9 @@ Value BinaryOp(const std::string& op, const Value& a, const Value& b) {
     }
     if (a.is_string() && b.is_string()) {
       if (a.s().size() + b.s().size() > kMaxResultSize) throw OpError("string is too large");
-      return Value::Str(a.s() + b.s());
+      if (a.is_markup() != b.is_markup())  // Markup + str escapes the str
+        return Value::Markup((a.is_markup() ? a.s() : HtmlEscape(a.s())) + (b.is_markup() ? b.s() : HtmlEscape(b.s())));
+      return a.is_markup() ? Value::Markup(a.s() + b.s()) : Value::Str(a.s() + b.s());
     }
     if (a.is_seq() && a.kind() == b.kind()) {
       ValueList out = Iterate(a);

@@ -119,6 +119,8 @@ NodePtr Parser::ParseStatement(const Token& open) {
     return n;
   }
   (void)open;
+  if (w == "extends" || w == "block" || w == "autoescape" || w == "do" || w == "break" || w == "continue")
+    Fail(tok, "'" + w + "' is not supported by this template engine");
   static const char* const kEndTags[] = {"endif", "endfor", "endset", "endmacro", "endcall", "endfilter",
                                          "endwith", "else", "elif", "endraw", "endblock"};
   for (const char* e : kEndTags) {

@@ -50,6 +50,12 @@ Value Value::Str(std::string s) {
   return v;
 }
 
+Value Value::Markup(std::string s) {
+  Value v = Str(std::move(s));
+  v.markup_ = true;
+  return v;
+}
+
 Value Value::List(ValueList items) {
   Value v;
   v.kind_ = Kind::kList;

@@ -67,6 +67,7 @@ class Value {
   static Value Int(int64_t i);
   static Value Float(double d);
   static Value Str(std::string s);
+  static Value Markup(std::string s);  // a str already HTML-escaped/safe (markupsafe.Markup)
   static Value List(ValueList items);
   static Value Tuple(ValueList items);
   static Value Dict(ValueDict items);  // keys must be unique
@@ -85,6 +86,7 @@ class Value {
   bool is_float() const { return kind_ == Kind::kFloat; }
   bool is_number() const { return kind_ == Kind::kInt || kind_ == Kind::kFloat || kind_ == Kind::kBool; }
   bool is_string() const { return kind_ == Kind::kString; }
+  bool is_markup() const { return kind_ == Kind::kString && markup_; }
   bool is_list() const { return kind_ == Kind::kList; }
   bool is_tuple() const { return kind_ == Kind::kTuple; }
   bool is_seq() const { return kind_ == Kind::kList || kind_ == Kind::kTuple; }
@@ -112,6 +114,7 @@ class Value {
   const Json& json() const { return *static_cast<const Json*>(ref_.get()); }
   Kind kind_ = Kind::kNone;
   bool json_ = false;  // payload (string/list/dict) is a Json node in ref_
+  bool markup_ = false;  // string is Markup: |e leaves it alone, + escapes the other operand
   union {
     bool b_;
     int64_t i_;

@@ -183,6 +183,9 @@ TEST_CASE("tmpl: filters") {
   CHECK(R("{{ '%s=%d'|format('x', 5) }} {{ '{:>4}|{:.2f}'.format('r', 3.14159) }}") == "x=5    r|3.14");
   CHECK(R("{{ [1, 2, 3]|batch(2)|list }} {{ {'b': 1, 'a': 2}|dictsort }}") == "[[1, 2], [3]] [('a', 2), ('b', 1)]");
   CHECK(R("{% filter upper %}x{{ 'y' }}{% endfilter %}") == "XY");
+  CHECK(R("{% for k, g in [{'t': 'b', 'n': 1}, {'t': 'a', 'n': 2}, {'t': 'b', 'n': 3}]|groupby('t') %}{{ k }}{{ g|map(attribute='n')|list }}{% endfor %}") ==
+        "a[2]b[1, 3]");
+  CHECK(R("{{ '<'|e|e }} {{ '<'|forceescape|forceescape }} {{ ('<'|e) + '>' }} {{ ('<'|e) ~ '>' }}") == "&lt; &amp;lt; &lt;&gt; &lt;>");
 }
 
 TEST_CASE("tmpl: tests with `is`") {
@@ -239,6 +242,8 @@ TEST_CASE("tmpl: syntax errors") {
   CHECK(Err("{% raw %}x") == "t.j2:1:1: missing end of raw directive");
   CHECK(Err("{% macro m(a=1, b) %}{% endmacro %}") == "t.j2:1:17: non-default argument follows default argument");
   CHECK(Err("{% from 'x' import _p %}") == "t.j2:1:20: names starting with an underline can not be imported");
+  CHECK(Err("{% extends 'base.j2' %}") == "t.j2:1:4: 'extends' is not supported by this template engine");
+  CHECK(Err("{% for x in l recursive %}{% endfor %}") == "t.j2:1:15: recursive for loops are not supported");
   // Deep nesting is an error, not a crash.
   std::string deep = "{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}";
   CHECK(Err(deep).find("template is nested too deeply") != std::string::npos);
