@@ -567,8 +567,7 @@ Value F_wordcount(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   int64_t n = 0;
   bool in_word = false;
   for (char32_t c : s) {
-    bool w = c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-             (c > 0x7f && !pystr::IsSpace(c) && pystr::IsPrintable(c));
+    bool w = pystr::IsWordChar(c);
     if (w && !in_word) ++n;
     in_word = w;
   }

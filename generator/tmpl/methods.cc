@@ -183,14 +183,9 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
   if (m == "format") return Value::Str(StrFormat(s, args, kw));
   if (m.compare(0, 2, "is") == 0) {
     Bind(fn, {}, 0, args, kw);
-    auto digit = [](char32_t c) { return c >= '0' && c <= '9'; };
-    auto alpha = [](char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c > 0x7f && pystr::IsPrintable(c) && !pystr::IsSpace(c)); };
-    if (m == "isdigit" || m == "isdecimal" || m == "isnumeric")
-      return Value::Bool(AllChars(s, [](char32_t c) { return c >= '0' && c <= '9'; }));
-    if (m == "isalpha") return Value::Bool(AllChars(s, +alpha));
-    if (m == "isalnum") return Value::Bool(AllChars(s, [](char32_t c) {
-      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c > 0x7f && pystr::IsPrintable(c) && !pystr::IsSpace(c));
-    }));
+    if (m == "isdigit" || m == "isdecimal" || m == "isnumeric") return Value::Bool(AllChars(s, pystr::IsDigitChar));
+    if (m == "isalpha") return Value::Bool(AllChars(s, pystr::IsAlphaChar));
+    if (m == "isalnum") return Value::Bool(AllChars(s, [](char32_t c) { return pystr::IsAlphaChar(c) || pystr::IsDigitChar(c); }));
     if (m == "isspace") return Value::Bool(AllChars(s, pystr::IsSpace));
     if (m == "isascii") return Value::Bool(std::all_of(s.begin(), s.end(), [](char c) { return (c & 0x80) == 0; }));
     if (m == "isprintable") {
@@ -199,8 +194,8 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
     }
     if (m == "isidentifier") {
       std::u32string u = pystr::Decode(s);
-      bool ok = !u.empty() && !digit(u[0]);
-      for (char32_t c : u) ok = ok && (c == '_' || digit(c) || alpha(c));
+      bool ok = !u.empty() && (u[0] == '_' || pystr::IsAlphaChar(u[0]));
+      for (char32_t c : u) ok = ok && (c == '_' || pystr::IsAlphaChar(c) || (c >= '0' && c <= '9'));
       return Value::Bool(ok);
     }
     if (m == "islower") return Value::Bool(pystr::IsLowerStr(s));

@@ -242,15 +242,8 @@ std::string Pad(std::string body, const Spec& sp, size_t len_cp) {
   return sp.left ? body + pad : pad + body;
 }
 
-std::string FormatIntSpec(int64_t v, int base, bool upper, const Spec& sp) {
-  bool neg = v < 0;
-  uint64_t u = neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-  std::string d;
-  do {
-    d.insert(d.begin(), digits[u % base]);
-    u /= base;
-  } while (u);
+// Formats an integer given as sign + digits (so that floats beyond 64 bits can use %d too).
+std::string FormatDigits(bool neg, std::string d, int base, bool upper, const Spec& sp) {
   if (sp.prec >= 0 && d.size() < static_cast<size_t>(sp.prec)) d.insert(0, sp.prec - d.size(), '0');
   std::string sign = neg ? "-" : sp.plus ? "+" : sp.space ? " " : "";
   std::string prefix;
@@ -261,6 +254,18 @@ std::string FormatIntSpec(int64_t v, int base, bool upper, const Spec& sp) {
     d.insert(0, sp.width - head.size() - d.size(), '0');
   std::string body = head + d;
   return Pad(body, sp, body.size());
+}
+
+std::string FormatIntSpec(int64_t v, int base, bool upper, const Spec& sp) {
+  bool neg = v < 0;
+  uint64_t u = neg ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  std::string d;
+  do {
+    d.insert(d.begin(), digits[u % base]);
+    u /= base;
+  } while (u);
+  return FormatDigits(neg, std::move(d), base, upper, sp);
 }
 
 std::string FormatFloatSpec(double x, char type, const Spec& sp) {
@@ -383,7 +388,12 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
         } else if (val.is_float()) {
           double d = val.f();
           if (!std::isfinite(d)) throw OpError(std::string("cannot convert float ") + (std::isnan(d) ? "NaN" : "infinity") + " to integer");
-          if (std::fabs(d) >= 9.2e18) Overflow();
+          if (std::fabs(d) >= 9.2e18) {  // Python: int(d) is exact; so is glibc's %.0f of an integral double
+            char buf[400];
+            std::snprintf(buf, sizeof(buf), "%.0f", std::fabs(std::trunc(d)));
+            out += FormatDigits(d < 0, buf, 10, false, sp);
+            break;
+          }
           v = static_cast<int64_t>(d);
         } else {
           throw OpError(std::string("%") + type + " format: a real number is required, not " + TypeName(val));

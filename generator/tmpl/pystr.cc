@@ -257,6 +257,31 @@ bool IsLowerCp(char32_t c) {
 
 bool IsCased(char32_t c) { return IsUpperCp(c) || IsLowerCp(c); }
 
+bool IsDigitChar(char32_t c) {
+  return (c >= '0' && c <= '9') || c == 0xB2 || c == 0xB3 || c == 0xB9 || (c >= 0x660 && c <= 0x669) ||
+         (c >= 0xFF10 && c <= 0xFF19);
+}
+
+bool IsAlphaChar(char32_t c) {
+  if (c < 0x80) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  if (c < 0x100) return c == 0xAA || c == 0xB5 || c == 0xBA || (c >= 0xC0 && c != 0xD7 && c != 0xF7);
+  if (c <= 0x2C1) return true;  // Latin Extended, IPA
+  if (c >= 0x370 && c <= 0x3FF)
+    return c != 0x375 && c != 0x37E && c != 0x384 && c != 0x385 && c != 0x387 && c != 0x3F6 && c >= 0x376;
+  if (c >= 0x400 && c <= 0x52F) return c <= 0x481 || c >= 0x48A;  // Cyrillic without marks
+  if ((c >= 0x531 && c <= 0x556) || (c >= 0x561 && c <= 0x587)) return true;  // Armenian
+  if ((c >= 0x5D0 && c <= 0x5EA) || (c >= 0x620 && c <= 0x64A)) return true;  // Hebrew, Arabic
+  if (c >= 0x1E00 && c <= 0x1FFF) return true;  // Latin Extended Additional, Greek Extended
+  if ((c >= 0x3041 && c <= 0x3096) || (c >= 0x30A1 && c <= 0x30FA)) return true;  // kana
+  if ((c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF)) return true;
+  if ((c >= 0xFF21 && c <= 0xFF3A) || (c >= 0xFF41 && c <= 0xFF5A)) return true;
+  return c >= 0x20000 && c <= 0x2FFFF;
+}
+
+bool IsWordChar(char32_t c) {
+  return c == '_' || IsAlphaChar(c) || IsDigitChar(c) || c == 0xBC || c == 0xBD || c == 0xBE;
+}
+
 std::string Upper(const std::string& s) {
   if (IsAscii(s)) {
     std::string r = s;

@@ -24,6 +24,11 @@ std::string FloatRepr(double d);         // Python repr() of a float: 1.0, 0.1, 
 bool IsPrintable(char32_t cp);           // approximation of str.isprintable for one char
 
 bool IsSpace(char32_t cp);  // Python str.isspace for one character
+// Approximations of str.isalpha / str.isdigit / regex \w for one character: exact for ASCII and
+// Latin-1; letters of the common alphabetic scripts and CJK count, symbols and marks do not.
+bool IsAlphaChar(char32_t cp);
+bool IsDigitChar(char32_t cp);
+bool IsWordChar(char32_t cp);
 bool IsCased(char32_t cp);  // has an upper/lower case form (approximation, see below)
 bool IsLowerStr(const std::string& s);  // str.islower()
 bool IsUpperStr(const std::string& s);  // str.isupper()

@@ -304,7 +304,9 @@ void AppendDict(std::string& out, const Value& v) {
 void AppendRepr(std::string& out, const Value& v) {
   switch (v.kind()) {
     case Value::Kind::kUndefined: out += "Undefined"; return;
-    case Value::Kind::kString: out += pystr::Repr(v.s()); return;
+    case Value::Kind::kString:
+      out += v.is_markup() ? "Markup(" + pystr::Repr(v.s()) + ")" : pystr::Repr(v.s());
+      return;
     case Value::Kind::kObject: out += v.obj()->Repr(); return;
     default: AppendStr(out, v);
   }

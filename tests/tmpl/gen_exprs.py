@@ -69,9 +69,10 @@ class Gen:
             return "(%s %s %s)" % (a, self.pick(["+", "-", "*"]), b)
         if c == 1:
             return "(%s %s %s)" % (a, self.pick(["/", "//", "%"]), self.pick(["2", "3", "-2", "0.5", "7", "1.5"]))
-        if c == 2:
-            return "(%s ** %s)" % (self.pick(["2", "3", "-2", "1.5", "0.5", "10"]),
-                                   self.pick(["0", "1", "2", "3", "-1", "0.5", "-2"]))
+        if c == 2:  # (negative base) ** 0.5 is complex in Python: not supported
+            base = self.pick(["2", "3", "-2", "1.5", "0.5", "10"])
+            exps = ["0", "1", "2", "3", "-1", "-2"] + ([] if base.startswith("-") else ["0.5"])
+            return "(%s ** %s)" % (base, self.pick(exps))
         if c == 3:
             return "(%s|length)" % self.str(d - 1)
         if c == 4:
@@ -183,11 +184,57 @@ class Gen:
         return self.r.choice([self.num, self.str, self.list, self.dict, self.bool])(d)
 
 
+    # ---- statement-level templates ----
+    def text(self):
+        return self.pick(["", " ", "  ", "\n", " \n  ", "\n\n", "x", " y ", "\t", "a\n b", "\n  \n"])
+
+    def tag(self, body, kind="%"):
+        left = self.pick(["", "", "-", "+"]) if kind == "%" else self.pick(["", "", "-"])
+        right = self.pick(["", "", "-"])
+        close = {"%": "%}", "{": "}}", "#": "#}"}[kind]
+        return "{" + kind + left + " " + body + " " + right + close
+
+    def block(self, d):
+        """A random sequence of text, prints, comments, ifs, fors, sets and macros."""
+        parts = []
+        for _ in range(self.r.randint(1, 4)):
+            parts.append(self.text())
+            c = self.r.randrange(8)
+            if c == 0 or d <= 0:
+                parts.append(self.tag(self.any(1), "{"))
+            elif c == 1:
+                parts.append(self.tag("comment", "#"))
+            elif c == 2:
+                parts.append(self.tag("if " + self.bool(1)) + self.block(d - 1) +
+                             (self.tag("elif " + self.bool(1)) + self.block(d - 1) if self.r.random() < 0.3 else "") +
+                             (self.tag("else") + self.block(d - 1) if self.r.random() < 0.5 else "") + self.tag("endif"))
+            elif c == 3:
+                parts.append(self.tag("for item in " + self.list(1)) + self.text() + self.tag("loop.index ~ ':' ~ item", "{") +
+                             self.block(d - 1) + self.tag("endfor"))
+            elif c == 4:
+                parts.append(self.tag("set v%d = %s" % (d, self.any(1))) + self.text() + self.tag("v%d" % d, "{"))
+            elif c == 5:
+                parts.append(self.tag("macro mm(a, b=%s)" % self.num(0)) + self.text() + self.tag("a ~ '/' ~ b", "{") +
+                             self.text() + self.tag("endmacro") + self.text() +
+                             self.tag("mm(%s)" % self.str(1), "{") + self.tag("mm(1, b=%s)" % self.str(0), "{"))
+            elif c == 6:
+                parts.append(self.tag("filter " + self.pick(["upper", "trim", "indent(2)", "replace('a', 'b')", "center(30)"])) +
+                             self.block(d - 1) + self.tag("endfilter"))
+            else:
+                parts.append(self.tag("set ns = namespace(k=0)") + self.tag("for i in range(3)") +
+                             self.tag("set ns.k = ns.k + i") + self.text() + self.tag("endfor") + self.tag("ns.k", "{"))
+        parts.append(self.text())
+        return "".join(parts)
+
+
 def generate(count, seed=1234):
     g = Gen(seed)
     out = []
     for i in range(count):
-        kind = i % 6
+        kind = i % 8
+        if kind >= 6:
+            out.append(g.block(2))
+            continue
         if kind == 0:
             src = "{{ %s }}" % g.num(3)
         elif kind == 1:
