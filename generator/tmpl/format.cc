@@ -58,6 +58,7 @@ std::string JsonKey(const Value& k) {
 }
 
 void Dump(std::string& out, const Value& v, const std::string* indent, int level) {
+  ValueDepthGuard guard;
   auto newline = [&](int lvl) {
     out.push_back('\n');
     for (int i = 0; i < lvl; ++i) out += *indent;

@@ -79,9 +79,7 @@ Value Power(const Value& a, const Value& b) {
       if (exp & 1)
         if (__builtin_mul_overflow(result, base, &result)) Overflow();
       exp >>= 1;
-      if (exp > 0 && __builtin_mul_overflow(base, base, &base)) {
-        if (result != 0) Overflow();
-      }
+      if (exp > 0 && __builtin_mul_overflow(base, base, &base)) Overflow();  // |base| >= 2^32 is still needed
     }
     return Value::Int(result);
   }
@@ -365,7 +363,7 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
       out.push_back('%');
       continue;
     }
-    if (!have_val) val = mapping && next == 0 && items.size() == 1 ? next_arg() : next_arg();
+    if (!have_val) val = next_arg();
     if (val.is_undefined() && !val.is_lenient_undefined()) ThrowUndefined(val);
     switch (type) {
       case 's':

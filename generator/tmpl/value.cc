@@ -16,6 +16,16 @@ std::string FormatPos(const SourcePos& pos) {
   return out + ": ";
 }
 
+thread_local int ValueDepthGuard::depth_ = 0;
+
+ValueDepthGuard::ValueDepthGuard() {
+  if (++depth_ > kMaxValueDepth) {
+    --depth_;
+    throw OpError("maximum recursion depth exceeded (value nested more than " + std::to_string(kMaxValueDepth) +
+                  " levels deep)");
+  }
+}
+
 std::string Object::Repr() const { return "<" + TypeName() + " object>"; }
 bool Object::GetAttr(const std::string&, Value*) const { return false; }
 Value Object::Call(Interp&, ValueList&, Kwargs&) {
@@ -201,6 +211,7 @@ ValueList Value::Keys() const {
 
 Json Value::ToJson() const {
   if (json_) return json();
+  ValueDepthGuard guard;
   switch (kind_) {
     case Kind::kNone:
       return nullptr;
@@ -277,6 +288,7 @@ namespace {
 void AppendRepr(std::string& out, const Value& v);
 
 void AppendSeq(std::string& out, const Value& v) {
+  ValueDepthGuard guard;
   bool tuple = v.is_tuple();
   out += tuple ? '(' : '[';
   size_t n = v.size();
@@ -289,6 +301,7 @@ void AppendSeq(std::string& out, const Value& v) {
 }
 
 void AppendDict(std::string& out, const Value& v) {
+  ValueDepthGuard guard;
   out += '{';
   bool first = true;
   for (const auto& kv : v.Items()) {
@@ -353,6 +366,8 @@ bool Equals(const Value& a, const Value& b) {
     return a.i() == b.i();
   }
   if (a.kind() != b.kind()) return false;
+  if (a.identity() && a.identity() == b.identity()) return true;  // same object (Python's `is` shortcut)
+  ValueDepthGuard guard;
   switch (a.kind()) {
     case Value::Kind::kNone: return true;
     case Value::Kind::kString: return a.s() == b.s();
@@ -390,6 +405,7 @@ int Compare(const Value& a, const Value& b, const char* op) {
     return c < 0 ? -1 : c > 0 ? 1 : 0;
   }
   if (a.is_seq() && a.kind() == b.kind()) {
+    ValueDepthGuard guard;
     size_t n = std::min(a.size(), b.size());
     for (size_t k = 0; k < n; ++k) {
       Value x = a.at(k), y = b.at(k);
@@ -495,6 +511,7 @@ std::string HashKey(const Value& v) {
   if (v.is_undefined()) ThrowUndefined(v);
   if (v.is_list() || v.is_dict()) throw OpError("unhashable type: '" + TypeName(v) + "'");
   if (v.is_tuple()) {
+    ValueDepthGuard guard;
     std::string key = "t(";
     for (size_t k = 0; k < v.size(); ++k) key += HashKey(v.at(k)) + ",";
     return key + ")";

@@ -124,6 +124,20 @@ class Value {
   std::shared_ptr<void> ref_;
 };
 
+// Guards recursion over nested values (printing, comparing, converting): more than
+// kMaxValueDepth levels is an OpError, like Python's RecursionError, instead of a stack overflow.
+constexpr int kMaxValueDepth = 1000;
+class ValueDepthGuard {
+ public:
+  ValueDepthGuard();
+  ~ValueDepthGuard() { --depth_; }
+  ValueDepthGuard(const ValueDepthGuard&) = delete;
+  ValueDepthGuard& operator=(const ValueDepthGuard&) = delete;
+
+ private:
+  static thread_local int depth_;
+};
+
 // Python semantics helpers. All throw msc::Error for undefined operands (StrictUndefined) and
 // OpError for type errors.
 [[noreturn]] void ThrowUndefined(const Value& v);
