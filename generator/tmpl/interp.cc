@@ -117,6 +117,10 @@ Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
 }
 
 std::string Namespace::Repr() const {
+  // A namespace can contain itself; like Python's dict repr, print a nested occurrence as {...}.
+  ValueDepthGuard guard;
+  ReprGuard active(this);
+  if (active.recursive()) return "<Namespace {...}>";
   std::string s = "<Namespace {";
   for (size_t i = 0; i < attrs.size(); ++i) {
     if (i) s += ", ";

@@ -26,6 +26,21 @@ ValueDepthGuard::ValueDepthGuard() {
   }
 }
 
+namespace {
+thread_local std::vector<const void*> g_repr_active;
+}  // namespace
+
+ReprGuard::ReprGuard(const void* id) : id_(id) {
+  if (!id_) return;
+  for (const void* p : g_repr_active)
+    if (p == id_) recursive_ = true;
+  if (!recursive_) g_repr_active.push_back(id_);
+}
+
+ReprGuard::~ReprGuard() {
+  if (id_ && !recursive_) g_repr_active.pop_back();
+}
+
 std::string Object::Repr() const { return "<" + TypeName() + " object>"; }
 bool Object::GetAttr(const std::string&, Value*) const { return false; }
 Value Object::Call(Interp&, ValueList&, Kwargs&) {
@@ -290,6 +305,11 @@ void AppendRepr(std::string& out, const Value& v);
 void AppendSeq(std::string& out, const Value& v) {
   ValueDepthGuard guard;
   bool tuple = v.is_tuple();
+  ReprGuard active(v.identity());
+  if (active.recursive()) {
+    out += tuple ? "(...)" : "[...]";
+    return;
+  }
   out += tuple ? '(' : '[';
   size_t n = v.size();
   for (size_t k = 0; k < n; ++k) {
@@ -302,6 +322,11 @@ void AppendSeq(std::string& out, const Value& v) {
 
 void AppendDict(std::string& out, const Value& v) {
   ValueDepthGuard guard;
+  ReprGuard active(v.identity());
+  if (active.recursive()) {
+    out += "{...}";
+    return;
+  }
   out += '{';
   bool first = true;
   for (const auto& kv : v.Items()) {

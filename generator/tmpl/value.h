@@ -138,6 +138,21 @@ class ValueDepthGuard {
   static thread_local int depth_;
 };
 
+// Python's Py_ReprEnter: marks a container as being printed so that printing it again from
+// inside itself yields "[...]" / "{...}" instead of recursing forever.
+class ReprGuard {
+ public:
+  explicit ReprGuard(const void* id);
+  ~ReprGuard();
+  ReprGuard(const ReprGuard&) = delete;
+  ReprGuard& operator=(const ReprGuard&) = delete;
+  bool recursive() const { return recursive_; }
+
+ private:
+  const void* id_;
+  bool recursive_ = false;
+};
+
 // Python semantics helpers. All throw msc::Error for undefined operands (StrictUndefined) and
 // OpError for type errors.
 [[noreturn]] void ThrowUndefined(const Value& v);
