@@ -210,9 +210,12 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
       long long nbytes = t["nbytes"].get<long long>();
       if (nbytes < 0)
         throw Error("memory plan: tensor " + t["name"].dump() + " has a dynamic shape; this backend needs static shapes");
+      // Graph inputs are written by the host before the first dispatch and graph outputs read after
+      // the last, whatever the position of their nodes: they live from -1 / until n_nodes.
+      long long begin = t["is_graph_input"].get<bool>() ? -1 : static_cast<long long>(i);
       long long end = t["is_graph_output"].get<bool>() ? n_nodes : static_cast<long long>(i);
       by_name[t["name"].get<std::string>()] = items.size();
-      items.push_back({t["name"].get<std::string>(), nbytes, static_cast<long long>(i), end, items.size()});
+      items.push_back({t["name"].get<std::string>(), nbytes, begin, end, items.size()});
     }
     for (const auto& t : nodes[i]["inputs"]) {
       auto it = by_name.find(t["name"].get<std::string>());

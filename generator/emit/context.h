@@ -35,8 +35,8 @@ Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
 void FuseEpilogues(Json& graph, const std::vector<std::string>& producers, const std::vector<std::string>& epilogues);
 
 /// One arena for all activations (graph inputs, intermediates, graph outputs; not constants, which
-/// are weights). Each tensor lives from its producer to its last consumer (graph outputs: to the
-/// end). Outputs of `alias_optypes` nodes and of fused epilogues share their input's bytes
+/// are weights). Each tensor lives from its producer to its last consumer; graph inputs from before
+/// the first node (the host writes them before the run), graph outputs to after the last. Outputs of `alias_optypes` nodes and of fused epilogues share their input's bytes
 /// (output k <- input k; get_item: input[index]); an alias group lives as long as its longest
 /// member. Greedy by size, largest first, each block at the lowest `alignment`-aligned offset free
 /// for its whole lifetime. Adds `offset` to every planned tensor in the context and

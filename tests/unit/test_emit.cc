@@ -93,6 +93,24 @@ TEST_CASE("memory plan reuses dead tensors") {
   CHECK(g["outputs"][0]["offset"] == Offset(g, 5));
 }
 
+TEST_CASE("a graph input that appears late is live from the start") {
+  // x -> a -> b (output), then y (input, node 3) -> c (output). The host writes y before the run,
+  // so a and b (computed before node 3) must not share y's bytes.
+  Json g = Chain({{"input", 1024}, {"a", 1024}, {"a", 1024}});
+  Json y = Chain({{"input", 1024}, {"a", 1024}});
+  for (auto& node : y["nodes"]) {
+    node["name"] = "y" + node["name"].get<std::string>();
+    for (auto& t : node["outputs"]) t["name"] = "y" + t["name"].get<std::string>();
+    for (auto& t : node["inputs"]) t["name"] = "y" + t["name"].get<std::string>();
+    g["nodes"].push_back(node);
+  }
+  msc::emit::PlanMemory(g, 256, {});
+  const long long y_in = Offset(g, 3);
+  CHECK(Offset(g, 1) != y_in);
+  CHECK(Offset(g, 2) != y_in);
+  CHECK(Offset(g, 0) != y_in);
+}
+
 TEST_CASE("alias ops share bytes and extend their source's lifetime") {
   // n1's bytes are read through the reshape n2 by n3: n1 must stay live until n3.
   Json g = Chain({{"input", 1024}, {"a", 1024}, {"reshape", 1024}, {"a", 1024}, {"a", 1024}});
