@@ -12,14 +12,9 @@ namespace msc::emit {
 
 namespace {
 
+/// MSC's tensor fields plus the derived facts templates use.
 Json TensorContext(const ir::MSCTensor& t) {
-  Json j = Json::object();
-  j["name"] = t.name;
-  j["alias"] = t.alias;
-  j["dtype"] = t.dtype;
-  j["layout"] = t.layout;
-  j["shape"] = t.shape;
-  j["prims"] = t.prims;
+  Json j = ir::TensorToJson(t);
   j["ndim"] = t.shape.size();
   int64_t numel = t.Numel();
   j["numel"] = numel;

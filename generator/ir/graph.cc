@@ -215,6 +215,14 @@ std::pair<size_t, size_t> LineCol(const std::string& text, size_t pos) {
   return {line, col};
 }
 
+Json StringMapToJson(const OrderedMap<std::string>& m) {
+  Json j = Json::object();
+  for (const auto& kv : m) j[kv.first] = kv.second;
+  return j;
+}
+
+}  // namespace
+
 Json TensorToJson(const MSCTensor& t) {
   Json j = Json::object();
   j["name"] = t.name;
@@ -226,14 +234,6 @@ Json TensorToJson(const MSCTensor& t) {
   for (auto it = t.extra.begin(); it != t.extra.end(); ++it) j[it.key()] = it.value();
   return j;
 }
-
-Json StringMapToJson(const OrderedMap<std::string>& m) {
-  Json j = Json::object();
-  for (const auto& kv : m) j[kv.first] = kv.second;
-  return j;
-}
-
-}  // namespace
 
 MSCGraph ParseGraph(const std::string& text, const std::string& source) {
   Json doc;

@@ -104,6 +104,8 @@ MSCGraph LoadGraph(const std::string& path);
 /// shared_ref, optype, parents, inputs, outputs, attrs, weights; tensor: name, alias, dtype,
 /// layout, shape, prims), attrs/weights in stored order, extra keys last.
 Json GraphToJson(const MSCGraph& graph);
+/// One tensor in MSC's key order (name, alias, dtype, layout, shape, prims), extra keys last.
+Json TensorToJson(const MSCTensor& tensor);
 std::string SaveGraphString(const MSCGraph& graph, int indent = 2);
 
 }  // namespace msc::ir
