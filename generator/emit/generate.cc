@@ -1,5 +1,7 @@
 #include "generator/emit/generate.h"
 
+#include <memory>
+
 #include <boost/filesystem.hpp>
 
 #include "generator/common/error.h"
@@ -73,63 +75,62 @@ weights::TensorMap LoadGolden(const std::string& file, const ir::MSCGraph& graph
   return out;
 }
 
-}  // namespace
-
-GenerateSummary Generate(const GenerateOptions& o) {
-  const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
-  const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
-  const ir::MSCGraph graph = ir::LoadGraph(o.graph_path);
-  ir::Validate(graph, &opdefs);
-
+/// Every node's optype has a snippet (or is rendered by project files alone).
+void CheckSnippets(const ir::MSCGraph& graph, const BackendSpec& spec) {
   for (const auto& n : graph.nodes) {
     if (Contains(spec.no_snippet, n.optype) || HasSnippet(spec, n.optype)) continue;
     throw Error("optype '" + n.optype + "' (node " + Json(n.name).dump() + ") has no " + spec.name +
                 " snippet: expected " + (fs::path(spec.dir) / spec.OpTemplateFor(n.optype)).string());
   }
+}
 
-  OutputTree tree;
-  weights::TensorMap bound;
+/// Reads and binds the weights; adds them to the project. Returns how many were bound.
+size_t AddWeights(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec, OutputTree& tree) {
   bool needs_weights = false;
   for (const auto& n : graph.nodes) needs_weights = needs_weights || !n.weights.empty();
+  auto bound = std::make_shared<weights::TensorMap>();
   if (!o.weights_path.empty()) {
-    bound = weights::BindGraphWeights(graph, weights::ReadWeights(o.weights_path), o.weights_path);
+    *bound = weights::BindGraphWeights(graph, weights::ReadWeights(o.weights_path), o.weights_path);
   } else if (needs_weights) {
     throw Error(o.graph_path + ": the graph has weights; pass --weights FILE (safetensors or TVM param dict)");
   }
-  if (!spec.weights_output.empty()) {
-    tree.AddWriter(spec.weights_output, [bound](const std::string& path) { weights::WriteSafetensors(path, bound); });
+  if (!spec.weights_output.empty())
+    tree.AddWriter(spec.weights_output, [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
+  return bound->size();
+}
+
+/// Checks --golden against the graph and adds it to the project; returns the extra file names.
+Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec, OutputTree& tree) {
+  Json extra_names = Json::array();
+  if (o.golden_dir.empty()) return extra_names;
+  if (spec.golden_output.empty()) throw Error("backend '" + spec.name + "' declares no 'golden' folder in backend.yaml");
+  fs::path dir(o.golden_dir);
+  if (!fs::is_directory(dir)) throw Error(o.golden_dir + ": golden folder not found");
+  const std::string out = spec.golden_output;
+  for (const char* kind : {"inputs", "outputs"}) {
+    auto tensors = std::make_shared<weights::TensorMap>(
+        LoadGolden((dir / (std::string(kind) + ".safetensors")).string(), graph,
+                   std::string(kind) == "inputs" ? graph.inputs : graph.outputs));
+    tree.AddWriter(out + "/" + kind + ".safetensors",
+                   [tensors](const std::string& p) { weights::WriteSafetensors(p, *tensors); });
   }
-
-  bool has_golden = !o.golden_dir.empty();
-  Json golden_files = Json::array();  // extra golden files, e.g. a labelled dataset
-  if (has_golden) {
-    if (spec.golden_output.empty()) throw Error("backend '" + spec.name + "' declares no 'golden' folder in backend.yaml");
-    fs::path dir(o.golden_dir);
-    if (!fs::is_directory(dir)) throw Error(o.golden_dir + ": golden folder not found");
-    auto ins = LoadGolden((dir / "inputs.safetensors").string(), graph, graph.inputs);
-    auto outs = LoadGolden((dir / "outputs.safetensors").string(), graph, graph.outputs);
-    const std::string gout = spec.golden_output;
-    tree.AddWriter(gout + "/inputs.safetensors", [ins](const std::string& p) { weights::WriteSafetensors(p, ins); });
-    tree.AddWriter(gout + "/outputs.safetensors", [outs](const std::string& p) { weights::WriteSafetensors(p, outs); });
-    std::vector<fs::path> extra;
-    for (const auto& e : fs::directory_iterator(dir)) {
-      const std::string fname = e.path().filename().string();
-      if (e.path().extension() == ".safetensors" && fname != "inputs.safetensors" && fname != "outputs.safetensors")
-        extra.push_back(e.path());
-    }
-    std::sort(extra.begin(), extra.end());
-    for (const auto& p : extra) {
-      weights::ReadSafetensors(p.string());  // fail now, not in the generated project
-      tree.AddCopy(gout + "/" + p.filename().string(), p.string());
-      golden_files.push_back(p.filename().string());
-    }
+  std::vector<fs::path> extra;  // e.g. dataset.safetensors: copied verbatim
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string fname = e.path().filename().string();
+    if (e.path().extension() == ".safetensors" && fname != "inputs.safetensors" && fname != "outputs.safetensors")
+      extra.push_back(e.path());
   }
+  std::sort(extra.begin(), extra.end());
+  for (const auto& p : extra) {
+    weights::ReadSafetensors(p.string());  // fail now, not in the generated project
+    tree.AddCopy(out + "/" + p.filename().string(), p.string());
+    extra_names.push_back(p.filename().string());
+  }
+  return extra_names;
+}
 
-  Json ctx = BuildContext(graph, opdefs, spec);
-  tmpl::Environment env(spec.dir);
-  RegisterCodegenFilters(env);
-
-  Json& nodes = ctx["graph"]["nodes"];
+/// Renders every node's snippet once per section into node.code.<section>.
+void RenderSnippets(tmpl::Environment& env, const BackendSpec& spec, Json& nodes) {
   Json snippet_data = Json::object();
   for (auto& node : nodes) {
     const std::string optype = node["optype"].get<std::string>();
@@ -138,7 +139,7 @@ GenerateSummary Generate(const GenerateOptions& o) {
       continue;
     }
     const std::string tmpl_name = spec.OpTemplateFor(optype);
-    snippet_data["node"] = std::move(node);
+    snippet_data["node"] = std::move(node);  // no copy of the node per render
     for (const auto& section : spec.op_sections) {
       snippet_data["section"] = section;
       std::string code = env.Render(tmpl_name, snippet_data);
@@ -146,11 +147,10 @@ GenerateSummary Generate(const GenerateOptions& o) {
     }
     node = std::move(snippet_data["node"]);
   }
+}
 
-  ctx["backend"] = {{"name", spec.name}, {"summary", spec.summary}, {"weights", spec.weights_output},
-                    {"golden", spec.golden_output}};
-  ctx["options"] = {{"has_golden", has_golden}, {"golden_files", golden_files}};
-  for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, ctx));
+/// The backend's `copy` trees, file by file in sorted order.
+void AddCopies(const BackendSpec& spec, OutputTree& tree) {
   for (const auto& c : spec.copy) {
     fs::path src = fs::path(spec.dir) / c.from;
     if (!fs::is_directory(src)) throw Error(spec.dir + "/backend.yaml: copy source not found: " + src.string());
@@ -160,12 +160,35 @@ GenerateSummary Generate(const GenerateOptions& o) {
     std::sort(files.begin(), files.end());
     for (const auto& f : files) tree.AddCopy(c.to + "/" + f.lexically_relative(src).generic_string(), f.string());
   }
+}
+
+}  // namespace
+
+GenerateSummary Generate(const GenerateOptions& o) {
+  const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
+  const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
+  const ir::MSCGraph graph = ir::LoadGraph(o.graph_path);
+  ir::Validate(graph, &opdefs);
+  CheckSnippets(graph, spec);
+
+  OutputTree tree;
+  GenerateSummary summary;
+  summary.nodes = graph.nodes.size();
+  summary.weights = AddWeights(o, graph, spec, tree);
+  Json golden_files = AddGolden(o, graph, spec, tree);
+
+  Json ctx = BuildContext(graph, opdefs, spec);
+  tmpl::Environment env(spec.dir);
+  RegisterCodegenFilters(env);
+  RenderSnippets(env, spec, ctx["graph"]["nodes"]);
+  ctx["backend"] = {{"name", spec.name}, {"summary", spec.summary}, {"weights", spec.weights_output},
+                    {"golden", spec.golden_output}};
+  ctx["options"] = {{"has_golden", !o.golden_dir.empty()}, {"golden_files", golden_files}};
+  for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, ctx));
+  AddCopies(spec, tree);
   tree.Commit(o.out_dir, o.force);
-  GenerateSummary s;
-  s.nodes = graph.nodes.size();
-  s.files = tree.size();
-  s.weights = bound.size();
-  return s;
+  summary.files = tree.size();
+  return summary;
 }
 
 }  // namespace msc::emit
