@@ -167,3 +167,25 @@ def test_render_subcommand(tmp_path):
     (tmp_path / "u.j2").write_text("ok\n{{ missing }}")
     proc = run_cli("render", tmp_path / "u.j2", "--data", tmp_path / "d.json", check=False)
     assert proc.returncode == 1 and "u.j2:2" in proc.stderr and "missing" in proc.stderr
+
+
+def test_installed_layout_generates(tmp_path):
+    """`cmake --install` puts opdefs/templates/runtime under share/msc-codegen; the installed binary
+    finds them there and the vulkan backend's runtime copy still resolves."""
+    import shutil
+    build = os.path.dirname(os.path.abspath(os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))))
+    proc = subprocess.run(["cmake", "--install", build, "--prefix", str(tmp_path / "prefix")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    binary = tmp_path / "prefix" / "bin" / "msc-codegen"
+    env = {k: v for k, v in os.environ.items() if k != "MSC_CODEGEN_HOME"}
+    help_text = subprocess.run([str(binary), "--help"], capture_output=True, text=True, env=env).stdout
+    assert str(tmp_path / "prefix" / "share" / "msc-codegen" / "templates") in help_text  # not the source tree
+    out = tmp_path / "vk"
+    proc = subprocess.run([str(binary), "generate", "--graph", real("conv_relu", "graph.json"), "--weights",
+                           real("conv_relu", "weights.bin"), "--backend", "vulkan", "--out", str(out)],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "runtime" / "msc_vk.h").exists() and (out / "model.cc").exists()
+    ops = subprocess.run([str(binary), "ops"], capture_output=True, text=True, env=env).stdout
+    assert "vulkan" in ops.splitlines()[0]
+    shutil.rmtree(tmp_path / "prefix")
