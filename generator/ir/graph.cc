@@ -82,9 +82,10 @@ class Reader {
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void Fail(const std::string& path, const std::string& what) const {
-    std::string where = path.empty() ? "" : " " + path;
+    std::string where = source_;
+    if (!path.empty()) where += ": " + path;
     if (!node_.empty()) where += " (node '" + node_ + "')";
-    throw Error(source_ + ":" + where + ": " + what);
+    throw Error(where + ": " + what);
   }
 
   void SetNode(const std::string& node) { node_ = node; }

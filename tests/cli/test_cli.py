@@ -156,7 +156,8 @@ def test_inspect_validate_ops_help():
     assert "yes" in row
     for sub in ("generate", "inspect", "validate", "render", "ops"):
         assert "--help" in run_cli(sub, "--help").stdout or "Usage" in run_cli(sub, "--help").stdout
-    assert run_cli(check=False).returncode != 0
+    assert run_cli(check=False).returncode == 2
+    assert run_cli("generate", "--graph", "g.json", check=False).returncode == 2  # --out etc. missing
 
 
 def test_render_subcommand(tmp_path):

@@ -97,6 +97,7 @@ TEST_CASE("schema errors name the JSON path and node") {
   CHECK_THROWS_WITH(msc::ir::ParseGraph(text, "g.json"),
                     "g.json: nodes[2].outputs[0].shape[1] (node 'relu'): expected an integer, got string \"6\"");
   CHECK_THROWS_WITH(msc::ir::ParseGraph("[]", "g.json"), "g.json: (top level): expected an object, got array []");
+  CHECK_THROWS_WITH(msc::ir::ParseGraph("{}", "g.json"), "g.json: missing required field 'name'");
 }
 
 TEST_CASE("Validate reports every problem with its place") {
