@@ -3,6 +3,11 @@
 # again under AddressSanitizer + UndefinedBehaviorSanitizer. This is what CI runs (.ci/run).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# Tests compare against graphs written by TVM's MSC itself, kept beside the checkout (read-only).
+if [ ! -d "$ROOT/../shared/reference/msc-real" ]; then
+  echo "error: $ROOT/../shared/reference/msc-real not found: the tests need the reference data beside the checkout" >&2
+  exit 1
+fi
 bash "$ROOT/scripts/install_deps.sh"
 bash "$ROOT/scripts/build.sh"
 (cd "$ROOT/build" && ctest --output-on-failure -j2 --timeout 1500)
