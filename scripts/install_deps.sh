@@ -4,7 +4,7 @@
 set -euo pipefail
 PACKAGES=(
   # build
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config clang-format
   # C++ libraries
   nlohmann-json3-dev libyaml-cpp-dev libboost-filesystem-dev doctest-dev libcli11-dev
   # Python side (exporter, generated torch/relax projects, differential tests)

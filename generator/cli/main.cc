@@ -1,9 +1,8 @@
 // msc-codegen: MSCGraph (+ weights) -> standalone projects for the backends in templates/.
 //
-//   msc-codegen generate --graph G.json --weights W --backend torch --out DIR [--golden DIR] [--force]
-//   msc-codegen inspect G.json        MSC's text form of a graph
-//   msc-codegen validate G.json       schema + semantic checks against opdefs
-//   msc-codegen render T.j2 --data D.json
+//   msc-codegen generate --graph G.json --weights W --backend torch --out DIR [--golden DIR]
+//   [--force] msc-codegen inspect G.json        MSC's text form of a graph msc-codegen validate
+//   G.json       schema + semantic checks against opdefs msc-codegen render T.j2 --data D.json
 //   msc-codegen ops                   optype x backend coverage matrix
 //
 // Exit status 0 on success; on error one "error: ..." line block on stderr and status 1
@@ -51,7 +50,8 @@ std::string ReadFile(const std::string& path, const std::string& what) {
 int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
   auto opdefs = msc::opdef::OpDefRegistry::LoadDir(opdefs_dir);
   std::vector<msc::emit::BackendSpec> specs;
-  for (const auto& b : msc::emit::ListBackends(templates)) specs.push_back(msc::emit::LoadBackendSpec(templates, b));
+  for (const auto& b : msc::emit::ListBackends(templates))
+    specs.push_back(msc::emit::LoadBackendSpec(templates, b));
   size_t width = 6;
   for (const auto& [optype, def] : opdefs.all()) width = std::max(width, optype.size());
   std::cout << std::string("optype") << std::string(width - 6 + 2, ' ');
@@ -70,10 +70,16 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
     }
     std::cout << "\n";
   }
-  std::cout << std::string(width + 2, '-') << "\n" << "total " << opdefs.all().size() << std::string(width - 5 - std::to_string(opdefs.all().size()).size() + 2, ' ');
+  std::cout << std::string(width + 2, '-') << "\n"
+            << "total " << opdefs.all().size()
+            << std::string(width - 5 - std::to_string(opdefs.all().size()).size() + 2, ' ');
   for (size_t i = 0; i < specs.size(); ++i) {
     std::string cell = std::to_string(counts[i]);
-    std::cout << cell << std::string(specs[i].name.size() + 2 > cell.size() ? specs[i].name.size() + 2 - cell.size() : 1, ' ');
+    std::cout << cell
+              << std::string(specs[i].name.size() + 2 > cell.size()
+                                 ? specs[i].name.size() + 2 - cell.size()
+                                 : 1,
+                             ' ');
   }
   std::cout << "\n";
   return 0;
@@ -82,32 +88,41 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"msc-codegen: MSCGraph (TVM MSC's DAG IR, JSON) + weights -> standalone backend projects"};
+  CLI::App app{
+      "msc-codegen: MSCGraph (TVM MSC's DAG IR, JSON) + weights -> standalone backend projects"};
   app.require_subcommand(1);
   const std::string home = FindHome(argv[0]);
   std::string templates = (fs::path(home) / "templates").string();
   std::string opdefs_dir = (fs::path(home) / "opdefs").string();
-  app.add_option("--templates", templates, "folder of backends (templates/<backend>/backend.yaml)")->capture_default_str();
+  app.add_option("--templates", templates, "folder of backends (templates/<backend>/backend.yaml)")
+      ->capture_default_str();
   app.add_option("--opdefs", opdefs_dir, "folder of opdef YAML files")->capture_default_str();
 
   msc::emit::GenerateOptions gen;
   auto* generate = app.add_subcommand("generate", "generate a standalone project for a backend");
   generate->add_option("--graph", gen.graph_path, "MSCGraph JSON file")->required();
-  generate->add_option("--weights", gen.weights_path, "weights: safetensors or TVM param dict (.bin)");
-  generate->add_option("--backend", gen.backend, "backend: a folder name under --templates")->required();
+  generate->add_option("--weights", gen.weights_path,
+                       "weights: safetensors or TVM param dict (.bin)");
+  generate->add_option("--backend", gen.backend, "backend: a folder name under --templates")
+      ->required();
   generate->add_option("--out", gen.out_dir, "output folder (replaced atomically)")->required();
-  generate->add_option("--golden", gen.golden_dir, "folder with inputs.safetensors and outputs.safetensors");
-  generate->add_flag("--force", gen.force, "replace a non-empty --out that msc-codegen did not generate");
+  generate->add_option("--golden", gen.golden_dir,
+                       "folder with inputs.safetensors and outputs.safetensors");
+  generate->add_flag("--force", gen.force,
+                     "replace a non-empty --out that msc-codegen did not generate");
 
   std::string graph_path;
   auto* inspect = app.add_subcommand("inspect", "print a graph in MSC's text form");
   inspect->add_option("graph", graph_path, "MSCGraph JSON file")->required();
-  auto* validate = app.add_subcommand("validate", "check a graph against MSC's rules and the opdefs");
+  auto* validate =
+      app.add_subcommand("validate", "check a graph against MSC's rules and the opdefs");
   validate->add_option("graph", graph_path, "MSCGraph JSON file")->required();
 
   std::string template_path, data_path;
   auto* render = app.add_subcommand("render", "render a Jinja-style template to stdout");
-  render->add_option("template", template_path, "template file; include/import resolve in its folder")->required();
+  render
+      ->add_option("template", template_path, "template file; include/import resolve in its folder")
+      ->required();
   render->add_option("--data", data_path, "JSON file with the template variables")->required();
 
   auto* ops = app.add_subcommand("ops", "print the optype x backend coverage matrix");
@@ -122,8 +137,8 @@ int main(int argc, char** argv) {
       gen.templates_root = templates;
       gen.opdefs_dir = opdefs_dir;
       auto summary = msc::emit::Generate(gen);
-      std::cerr << "msc-codegen: wrote " << summary.files << " files (" << summary.nodes << " nodes, "
-                << summary.weights << " weights) to " << gen.out_dir << "\n";
+      std::cerr << "msc-codegen: wrote " << summary.files << " files (" << summary.nodes
+                << " nodes, " << summary.weights << " weights) to " << gen.out_dir << "\n";
     } else if (*inspect) {
       std::cout << msc::ir::InspectGraph(msc::ir::LoadGraph(graph_path));
     } else if (*validate) {

@@ -13,24 +13,26 @@ struct ProjectFile {
 };
 
 struct CopyTree {
-  std::string from;  ///< relative to the backend folder (may leave it, e.g. "../../runtime/vulkan").
-  std::string to;    ///< relative to --out.
+  std::string
+      from;        ///< relative to the backend folder (may leave it, e.g. "../../runtime/vulkan").
+  std::string to;  ///< relative to --out.
 };
 
 struct BackendSpec {
   std::string name;
   std::string summary;
-  std::string dir;                        ///< the backend folder.
-  std::string op_template;                ///< e.g. "ops/{path}.py.j2"; {path} = optype with '.' -> '/'.
-  std::vector<std::string> op_sections;   ///< each per-op snippet is rendered once per section.
-  std::vector<std::string> no_snippet;    ///< optypes rendered by project templates alone (e.g. input).
+  std::string dir;          ///< the backend folder.
+  std::string op_template;  ///< e.g. "ops/{path}.py.j2"; {path} = optype with '.' -> '/'.
+  std::vector<std::string> op_sections;  ///< each per-op snippet is rendered once per section.
+  std::vector<std::string>
+      no_snippet;  ///< optypes rendered by project templates alone (e.g. input).
   std::vector<ProjectFile> files;
   std::vector<CopyTree> copy;
-  std::string weights_output;             ///< where bound weights go ("weights.safetensors").
-  std::string golden_output;              ///< folder for golden data ("golden").
+  std::string weights_output;               ///< where bound weights go ("weights.safetensors").
+  std::string golden_output;                ///< folder for golden data ("golden").
   std::vector<std::string> reserved_names;  ///< never used as identifiers (keywords, modules).
-  long long memory_alignment = 0;         ///< > 0: plan one arena for all activations (bytes).
-  std::vector<std::string> memory_alias;  ///< optypes whose outputs share their input's bytes.
+  long long memory_alignment = 0;           ///< > 0: plan one arena for all activations (bytes).
+  std::vector<std::string> memory_alias;    ///< optypes whose outputs share their input's bytes.
   std::vector<std::string> fuse_producers;  ///< optypes that can absorb an elementwise epilogue...
   std::vector<std::string> fuse_epilogues;  ///< ...of these optypes (e.g. nn.relu, clip).
 

@@ -32,8 +32,10 @@ Json TensorContext(const ir::MSCTensor& t) {
 
 }  // namespace
 
-Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs, const BackendSpec& spec) {
-  IdentifierPool idents(std::set<std::string>(spec.reserved_names.begin(), spec.reserved_names.end()));
+Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
+                  const BackendSpec& spec) {
+  IdentifierPool idents(
+      std::set<std::string>(spec.reserved_names.begin(), spec.reserved_names.end()));
   Json g = Json::object();
   g["name"] = graph.name;
   g["ident"] = idents.Make(graph.name, "graph");
@@ -67,7 +69,8 @@ Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     node["summary"] = def ? def->summary : "";
     node["parents"] = n.parents;
     node["shared_ref"] = n.shared_ref;
-    if (std::find(optypes.begin(), optypes.end(), n.optype) == optypes.end()) optypes.push_back(n.optype);
+    if (std::find(optypes.begin(), optypes.end(), n.optype) == optypes.end())
+      optypes.push_back(n.optype);
 
     Json inputs = Json::array();
     for (const auto& in : n.inputs) inputs.push_back(tensors.at(in));
@@ -79,11 +82,13 @@ Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
       Json t = TensorContext(n.outputs[k]);
       // Multi-output tensors get their own pool identifiers, so they cannot collide with a node
       // that is literally named "<node>_<k>".
-      t["ident"] = n.outputs.size() == 1 ? node_ident : idents.Make(node_ident + "_" + std::to_string(k));
+      t["ident"] =
+          n.outputs.size() == 1 ? node_ident : idents.Make(node_ident + "_" + std::to_string(k));
       t["producer"] = n.name;
       t["producer_ident"] = node_ident;
       t["out_idx"] = k;
-      t["consumers"] = consumers.count(n.outputs[k].name) ? Json(consumers[n.outputs[k].name]) : Json::array();
+      t["consumers"] =
+          consumers.count(n.outputs[k].name) ? Json(consumers[n.outputs[k].name]) : Json::array();
       t["is_graph_input"] = graph_inputs.count(n.outputs[k].name) > 0;
       t["is_graph_output"] = graph_outputs.count(n.outputs[k].name) > 0;
       is_output = is_output || t["is_graph_output"].get<bool>();
@@ -106,7 +111,8 @@ Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
         try {
           attrs[a.name] = opdef::ParseAttr(a, *raw);
         } catch (const Error& e) {
-          throw Error(graph.source + ": node " + Json(n.name).dump() + " attr '" + a.name + "': " + e.what());
+          throw Error(graph.source + ": node " + Json(n.name).dump() + " attr '" + a.name +
+                      "': " + e.what());
         }
       }
     }
@@ -181,10 +187,13 @@ void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
     if (out["is_graph_output"].get<bool>() || out["consumers"].size() != 1) continue;
     Json& consumer = nodes[position.at(out["consumers"][0].get<std::string>())];
     if (!in(epilogues, consumer["optype"]) || consumer["inputs"].size() != 1 ||
-        consumer["inputs"][0]["name"] != out["name"] || !consumer["fused_into"].get<std::string>().empty())
+        consumer["inputs"][0]["name"] != out["name"] ||
+        !consumer["fused_into"].get<std::string>().empty())
       continue;
-    node["fused_epilogue"] = {{"name", consumer["name"]}, {"ident", consumer["ident"]},
-                              {"optype", consumer["optype"]}, {"attrs", consumer["attrs"]}};
+    node["fused_epilogue"] = {{"name", consumer["name"]},
+                              {"ident", consumer["ident"]},
+                              {"optype", consumer["optype"]},
+                              {"attrs", consumer["attrs"]}};
     consumer["fused_into"] = node["name"];
   }
 }
@@ -204,7 +213,8 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
     for (const auto& t : nodes[i]["outputs"]) {
       long long nbytes = t["nbytes"].get<long long>();
       if (nbytes < 0)
-        throw Error("memory plan: tensor " + t["name"].dump() + " has a dynamic shape; this backend needs static shapes");
+        throw Error("memory plan: tensor " + t["name"].dump() +
+                    " has a dynamic shape; this backend needs static shapes");
       // Graph inputs are written by the host before the first dispatch and graph outputs read after
       // the last, whatever the position of their nodes: they live from -1 / until n_nodes.
       long long begin = t["is_graph_input"].get<bool>() ? -1 : static_cast<long long>(i);
@@ -214,7 +224,8 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
     }
     for (const auto& t : nodes[i]["inputs"]) {
       auto it = by_name.find(t["name"].get<std::string>());
-      if (it != by_name.end()) items[it->second].end = std::max(items[it->second].end, static_cast<long long>(i));
+      if (it != by_name.end())
+        items[it->second].end = std::max(items[it->second].end, static_cast<long long>(i));
     }
   }
   std::function<size_t(size_t)> root = [&](size_t x) {
@@ -224,15 +235,18 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
   // Alias ops and fused epilogues: output k shares the bytes of input k (get_item: input[index]).
   for (const auto& node : nodes) {
     const std::string optype = node["optype"].get<std::string>();
-    bool alias = std::find(alias_optypes.begin(), alias_optypes.end(), optype) != alias_optypes.end() ||
-                 !node["fused_into"].get<std::string>().empty();
+    bool alias =
+        std::find(alias_optypes.begin(), alias_optypes.end(), optype) != alias_optypes.end() ||
+        !node["fused_into"].get<std::string>().empty();
     if (!alias) continue;
     for (size_t k = 0; k < node["outputs"].size(); ++k) {
       size_t src_idx = optype == "get_item" ? node["attrs"]["index"].get<size_t>() : k;
       if (src_idx >= node["inputs"].size()) continue;
       auto out = by_name.find(node["outputs"][k]["name"].get<std::string>());
       auto src = by_name.find(node["inputs"][src_idx]["name"].get<std::string>());
-      if (out == by_name.end() || src == by_name.end() || items[out->second].nbytes != items[src->second].nbytes) continue;
+      if (out == by_name.end() || src == by_name.end() ||
+          items[out->second].nbytes != items[src->second].nbytes)
+        continue;
       items[root(out->second)].parent = root(src->second);
     }
   }
@@ -247,16 +261,20 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
       it->second.nbytes = std::max(it->second.nbytes, items[i].nbytes);
     }
   }
-  auto align = [&](long long v) { return std::max(alignment, (v + alignment - 1) / alignment * alignment); };
+  auto align = [&](long long v) {
+    return std::max(alignment, (v + alignment - 1) / alignment * alignment);
+  };
   std::vector<size_t> order;
   for (const auto& [r, g] : groups) order.push_back(r);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return groups[a].nbytes > groups[b].nbytes; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return groups[a].nbytes > groups[b].nbytes; });
   std::map<size_t, long long> offset;
   long long peak = 0, naive = 0;
   for (size_t r : order) {
     const Item& g = groups[r];
     naive += align(g.nbytes);
-    std::vector<std::pair<long long, long long>> busy;  // [offset, end) of blocks live at the same time
+    std::vector<std::pair<long long, long long>>
+        busy;  // [offset, end) of blocks live at the same time
     for (const auto& [other, off] : offset) {
       const Item& o = groups[other];
       if (o.begin <= g.end && g.begin <= o.end) busy.emplace_back(off, off + align(o.nbytes));
@@ -272,7 +290,8 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
   }
   Json list = Json::array();
   for (size_t i = 0; i < items.size(); ++i)
-    list.push_back({{"name", items[i].name}, {"offset", offset[root(i)]}, {"nbytes", items[i].nbytes}});
+    list.push_back(
+        {{"name", items[i].name}, {"offset", offset[root(i)]}, {"nbytes", items[i].nbytes}});
   auto set_offset = [&](Json& t) {
     auto f = by_name.find(t["name"].get<std::string>());
     if (f != by_name.end()) t["offset"] = offset[root(f->second)];
@@ -282,7 +301,8 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
       for (auto& t : node[key]) set_offset(t);
   for (const char* key : {"inputs", "outputs"})
     for (auto& t : graph[key]) set_offset(t);
-  graph["memory"] = {{"alignment", alignment}, {"peak_bytes", peak}, {"naive_bytes", naive}, {"tensors", list}};
+  graph["memory"] = {
+      {"alignment", alignment}, {"peak_bytes", peak}, {"naive_bytes", naive}, {"tensors", list}};
 }
 
 }  // namespace msc::emit

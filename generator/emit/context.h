@@ -4,8 +4,8 @@
 //
 // Shape of the context (keys are MSC's names; see templates/README.md for the full reference):
 //   graph:   {name, ident, inputs:[T], outputs:[T], nodes:[N], weights:[T], optypes:[str],
-//             prims:[{index,name,optype,parents,attrs}], memory:{alignment, peak_bytes, naive_bytes,
-//             tensors:[{name, offset, nbytes}]} (only when the backend plans memory)}
+//             prims:[{index,name,optype,parents,attrs}], memory:{alignment, peak_bytes,
+//             naive_bytes, tensors:[{name, offset, nbytes}]} (only when the backend plans memory)}
 //   N (node): {index, name, ident, optype, ns, op, summary, parents:[str], inputs:[T],
 //             outputs:[T], attrs:{typed}, attrs_raw:{str}, weights:{role: T}, is_output:bool,
 //             code:{section: rendered snippet}}
@@ -25,23 +25,26 @@ using Json = nlohmann::ordered_json;
 
 /// Builds the context. Assumes ir::Validate(graph, &opdefs) passed. Throws msc::Error naming the
 /// node for attrs that do not parse.
-Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs, const BackendSpec& spec);
+Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
+                  const BackendSpec& spec);
 
 /// Epilogue fusion: a node whose optype is in `producers`, with one output that is not a graph
 /// output and has exactly one consumer whose optype is in `epilogues` (taking it as its only
 /// input), gets `fused_epilogue` = {name, ident, optype, attrs} of that consumer, and the consumer
 /// gets `fused_into` = the producer's name. Templates then emit the producer with the epilogue and
 /// nothing for the consumer; PlanMemory makes the consumer's output share the producer's bytes.
-void FuseEpilogues(Json& graph, const std::vector<std::string>& producers, const std::vector<std::string>& epilogues);
+void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
+                   const std::vector<std::string>& epilogues);
 
 /// One arena for all activations (graph inputs, intermediates, graph outputs; not constants, which
 /// are weights). Each tensor lives from its producer to its last consumer; graph inputs from before
-/// the first node (the host writes them before the run), graph outputs to after the last. Outputs of `alias_optypes` nodes and of fused epilogues share their input's bytes
-/// (output k <- input k; get_item: input[index]); an alias group lives as long as its longest
-/// member. Greedy by size, largest first, each block at the lowest `alignment`-aligned offset free
-/// for its whole lifetime. Adds `offset` to every planned tensor in the context and
-/// graph.memory = {alignment, peak_bytes, naive_bytes (each block at its own offset), tensors}.
-/// Dynamic (-1) shapes are an msc::Error (sizes must be static).
+/// the first node (the host writes them before the run), graph outputs to after the last. Outputs
+/// of `alias_optypes` nodes and of fused epilogues share their input's bytes (output k <- input k;
+/// get_item: input[index]); an alias group lives as long as its longest member. Greedy by size,
+/// largest first, each block at the lowest `alignment`-aligned offset free for its whole lifetime.
+/// Adds `offset` to every planned tensor in the context and graph.memory = {alignment, peak_bytes,
+/// naive_bytes (each block at its own offset), tensors}. Dynamic (-1) shapes are an msc::Error
+/// (sizes must be static).
 void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes);
 
 }  // namespace msc::emit

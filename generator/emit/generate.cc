@@ -30,7 +30,9 @@ void RegisterCodegenFilters(tmpl::Environment& env) {
                 }));
   // raise_error("message"): a template's way to reject what its backend cannot express.
   env.AddFunction("raise_error", [](const std::vector<Json>& args, const Json&) -> Json {
-    throw Error(args.empty() ? std::string("raise_error() called") : args[0].is_string() ? args[0].get<std::string>() : args[0].dump());
+    throw Error(args.empty()          ? std::string("raise_error() called")
+                : args[0].is_string() ? args[0].get<std::string>()
+                                      : args[0].dump());
   });
   env.AddFilter("c_str", one_arg("c_str", [](const Json& v) {
                   return CStringLiteral(v.is_string() ? v.get<std::string>() : v.dump());
@@ -58,15 +60,18 @@ weights::TensorMap LoadGolden(const std::string& file, const ir::MSCGraph& graph
     auto it = found.find(name);
     if (it == found.end() && t && !t->alias.empty()) it = found.find(t->alias);
     if (it == found.end()) {
-      problems += "\n  tensor " + Json(name).dump() + (t && !t->alias.empty() ? " (alias " + Json(t->alias).dump() + ")" : "") + ": missing";
+      problems += "\n  tensor " + Json(name).dump() +
+                  (t && !t->alias.empty() ? " (alias " + Json(t->alias).dump() + ")" : "") +
+                  ": missing";
       continue;
     }
     bool shape_ok = t && t->shape.size() == it->second.shape.size();
     for (size_t i = 0; shape_ok && i < t->shape.size(); ++i)
       shape_ok = t->shape[i] < 0 || t->shape[i] == it->second.shape[i];
     if (!t || t->dtype != it->second.dtype || !shape_ok) {
-      problems += "\n  tensor " + Json(name).dump() + ": expected " + (t ? t->dtype + " " + Json(t->shape).dump() : "?") +
-                  ", file has " + it->second.dtype + " " + Json(it->second.shape).dump();
+      problems += "\n  tensor " + Json(name).dump() + ": expected " +
+                  (t ? t->dtype + " " + Json(t->shape).dump() : "?") + ", file has " +
+                  it->second.dtype + " " + Json(it->second.shape).dump();
       continue;
     }
     out[name] = it->second;
@@ -80,30 +85,36 @@ void CheckSnippets(const ir::MSCGraph& graph, const BackendSpec& spec) {
   for (const auto& n : graph.nodes) {
     if (Contains(spec.no_snippet, n.optype) || HasSnippet(spec, n.optype)) continue;
     throw Error("optype '" + n.optype + "' (node " + Json(n.name).dump() + ") has no " + spec.name +
-                " snippet: expected " + (fs::path(spec.dir) / spec.OpTemplateFor(n.optype)).string());
+                " snippet: expected " +
+                (fs::path(spec.dir) / spec.OpTemplateFor(n.optype)).string());
   }
 }
 
 /// Reads and binds the weights; adds them to the project. Returns how many were bound.
-size_t AddWeights(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec, OutputTree& tree) {
+size_t AddWeights(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec,
+                  OutputTree& tree) {
   bool needs_weights = false;
   for (const auto& n : graph.nodes) needs_weights = needs_weights || !n.weights.empty();
   auto bound = std::make_shared<weights::TensorMap>();
   if (!o.weights_path.empty()) {
     *bound = weights::BindGraphWeights(graph, weights::ReadWeights(o.weights_path), o.weights_path);
   } else if (needs_weights) {
-    throw Error(o.graph_path + ": the graph has weights; pass --weights FILE (safetensors or TVM param dict)");
+    throw Error(o.graph_path +
+                ": the graph has weights; pass --weights FILE (safetensors or TVM param dict)");
   }
   if (!spec.weights_output.empty())
-    tree.AddWriter(spec.weights_output, [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
+    tree.AddWriter(spec.weights_output,
+                   [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
   return bound->size();
 }
 
 /// Checks --golden against the graph and adds it to the project; returns the extra file names.
-Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec, OutputTree& tree) {
+Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec,
+               OutputTree& tree) {
   Json extra_names = Json::array();
   if (o.golden_dir.empty()) return extra_names;
-  if (spec.golden_output.empty()) throw Error("backend '" + spec.name + "' declares no 'golden' folder in backend.yaml");
+  if (spec.golden_output.empty())
+    throw Error("backend '" + spec.name + "' declares no 'golden' folder in backend.yaml");
   fs::path dir(o.golden_dir);
   if (!fs::is_directory(dir)) throw Error(o.golden_dir + ": golden folder not found");
   const std::string out = spec.golden_output;
@@ -117,7 +128,8 @@ Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const Backen
   std::vector<fs::path> extra;  // e.g. dataset.safetensors: copied verbatim
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string fname = e.path().filename().string();
-    if (e.path().extension() == ".safetensors" && fname != "inputs.safetensors" && fname != "outputs.safetensors")
+    if (e.path().extension() == ".safetensors" && fname != "inputs.safetensors" &&
+        fname != "outputs.safetensors")
       extra.push_back(e.path());
   }
   std::sort(extra.begin(), extra.end());
@@ -153,12 +165,14 @@ void RenderSnippets(tmpl::Environment& env, const BackendSpec& spec, Json& nodes
 void AddCopies(const BackendSpec& spec, OutputTree& tree) {
   for (const auto& c : spec.copy) {
     fs::path src = fs::path(spec.dir) / c.from;
-    if (!fs::is_directory(src)) throw Error(spec.dir + "/backend.yaml: copy source not found: " + src.string());
+    if (!fs::is_directory(src))
+      throw Error(spec.dir + "/backend.yaml: copy source not found: " + src.string());
     std::vector<fs::path> files;
     for (fs::recursive_directory_iterator it(src), end; it != end; ++it)
       if (fs::is_regular_file(it->path())) files.push_back(it->path());
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) tree.AddCopy(c.to + "/" + f.lexically_relative(src).generic_string(), f.string());
+    for (const auto& f : files)
+      tree.AddCopy(c.to + "/" + f.lexically_relative(src).generic_string(), f.string());
   }
 }
 
@@ -181,7 +195,9 @@ GenerateSummary Generate(const GenerateOptions& o) {
   tmpl::Environment env(spec.dir);
   RegisterCodegenFilters(env);
   RenderSnippets(env, spec, ctx["graph"]["nodes"]);
-  ctx["backend"] = {{"name", spec.name}, {"summary", spec.summary}, {"weights", spec.weights_output},
+  ctx["backend"] = {{"name", spec.name},
+                    {"summary", spec.summary},
+                    {"weights", spec.weights_output},
                     {"golden", spec.golden_output}};
   ctx["options"] = {{"has_golden", !o.golden_dir.empty()}, {"golden_files", golden_files}};
   for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, ctx));

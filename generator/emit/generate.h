@@ -13,11 +13,12 @@ class Environment;
 namespace msc::emit {
 
 struct GenerateOptions {
-  std::string graph_path;      ///< MSCGraph JSON.
-  std::string weights_path;    ///< safetensors or TVM param dict; "" only for weightless graphs.
-  std::string backend;         ///< folder name under templates_root.
+  std::string graph_path;    ///< MSCGraph JSON.
+  std::string weights_path;  ///< safetensors or TVM param dict; "" only for weightless graphs.
+  std::string backend;       ///< folder name under templates_root.
   std::string out_dir;
-  std::string golden_dir;      ///< optional: inputs.safetensors + outputs.safetensors (+ extra *.safetensors).
+  std::string
+      golden_dir;  ///< optional: inputs.safetensors + outputs.safetensors (+ extra *.safetensors).
   bool force = false;
   std::string templates_root;  ///< folder holding <backend>/backend.yaml.
   std::string opdefs_dir;

@@ -10,7 +10,8 @@ namespace msc::emit {
 std::string IdentifierPool::Make(const std::string& name, const std::string& fallback) {
   std::string id;
   for (unsigned char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (ok) {
       id += static_cast<char>(c);
     } else if (id.empty() || id.back() != '_') {
@@ -24,7 +25,8 @@ std::string IdentifierPool::Make(const std::string& name, const std::string& fal
   id = id.substr(start);
   if (id.empty() || id == "_") id = fallback;
   if (id[0] >= '0' && id[0] <= '9') id = "n_" + id;
-  if (id.size() > 1 && id[0] == '_' && (id[1] == '_' || (id[1] >= 'A' && id[1] <= 'Z'))) id = "n" + id;
+  if (id.size() > 1 && id[0] == '_' && (id[1] == '_' || (id[1] >= 'A' && id[1] <= 'Z')))
+    id = "n" + id;
   if (id.size() > 80) id = id.substr(0, 80);
   if (reserved_.count(id)) id += "_";
   std::string candidate = id;
@@ -58,13 +60,20 @@ std::string PyStringLiteral(const std::string& s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
     unsigned char c = s[i];
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || c == 0x7f) out += "\\x" + Hex2(c);
-    else if (c < 0x80) out += static_cast<char>(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20 || c == 0x7f)
+      out += "\\x" + Hex2(c);
+    else if (c < 0x80)
+      out += static_cast<char>(c);
     else {
       size_t len = Utf8Length(s, i);
       if (len == 0) {
@@ -85,12 +94,18 @@ std::string PyStringLiteral(const std::string& s) {
 std::string CStringLiteral(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c == '?') out += "\\?";  // no trigraphs, ever
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '?')
+      out += "\\?";  // no trigraphs, ever
     else if (c < 0x20 || c >= 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof(buf), "\\%03o", c);
@@ -142,17 +157,21 @@ std::string PyFloatRepr(double v) {
 
 std::string PyLiteral(const nlohmann::ordered_json& v) {
   switch (v.type()) {
-    case nlohmann::ordered_json::value_t::null: return "None";
-    case nlohmann::ordered_json::value_t::boolean: return v.get<bool>() ? "True" : "False";
+    case nlohmann::ordered_json::value_t::null:
+      return "None";
+    case nlohmann::ordered_json::value_t::boolean:
+      return v.get<bool>() ? "True" : "False";
     case nlohmann::ordered_json::value_t::number_integer:
-    case nlohmann::ordered_json::value_t::number_unsigned: return v.dump();
+    case nlohmann::ordered_json::value_t::number_unsigned:
+      return v.dump();
     case nlohmann::ordered_json::value_t::number_float: {
       double d = v.get<double>();
       if (std::isinf(d)) return d > 0 ? "float(\"inf\")" : "float(\"-inf\")";
       if (std::isnan(d)) return "float(\"nan\")";
       return PyFloatRepr(d);
     }
-    case nlohmann::ordered_json::value_t::string: return PyStringLiteral(v.get<std::string>());
+    case nlohmann::ordered_json::value_t::string:
+      return PyStringLiteral(v.get<std::string>());
     case nlohmann::ordered_json::value_t::array: {
       std::string out = "[";
       for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + PyLiteral(v[i]);
@@ -167,16 +186,20 @@ std::string PyLiteral(const nlohmann::ordered_json& v) {
       }
       return out + "}";
     }
-    default: return "None";
+    default:
+      return "None";
   }
 }
 
 std::string CLiteral(const nlohmann::ordered_json& v) {
   switch (v.type()) {
-    case nlohmann::ordered_json::value_t::null: return "nullptr";
-    case nlohmann::ordered_json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+    case nlohmann::ordered_json::value_t::null:
+      return "nullptr";
+    case nlohmann::ordered_json::value_t::boolean:
+      return v.get<bool>() ? "true" : "false";
     case nlohmann::ordered_json::value_t::number_integer:
-    case nlohmann::ordered_json::value_t::number_unsigned: return v.dump();
+    case nlohmann::ordered_json::value_t::number_unsigned:
+      return v.dump();
     case nlohmann::ordered_json::value_t::number_float: {
       double d = v.get<double>();
       if (std::isinf(d)) return d > 0 ? "INFINITY" : "-INFINITY";
@@ -184,13 +207,15 @@ std::string CLiteral(const nlohmann::ordered_json& v) {
       std::string r = PyFloatRepr(d);
       return r;
     }
-    case nlohmann::ordered_json::value_t::string: return CStringLiteral(v.get<std::string>());
+    case nlohmann::ordered_json::value_t::string:
+      return CStringLiteral(v.get<std::string>());
     case nlohmann::ordered_json::value_t::array: {
       std::string out = "{";
       for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + CLiteral(v[i]);
       return out + "}";
     }
-    default: return CStringLiteral(v.dump());
+    default:
+      return CStringLiteral(v.dump());
   }
 }
 

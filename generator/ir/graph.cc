@@ -109,7 +109,8 @@ class Reader {
   std::vector<std::string> Strings(const Json& v, const std::string& path) const {
     if (!v.is_array()) Fail(path, "expected an array of strings, got " + Describe(v));
     std::vector<std::string> out;
-    for (size_t i = 0; i < v.size(); ++i) out.push_back(String(v[i], path + "[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < v.size(); ++i)
+      out.push_back(String(v[i], path + "[" + std::to_string(i) + "]"));
     return out;
   }
 
@@ -155,7 +156,8 @@ MSCTensor ParseTensor(const Reader& r, const Json& j, const std::string& path) {
   t.dtype = r.String(r.Required(j, path, "dtype"), path + ".dtype");
   if (j.contains("layout")) t.layout = r.String(j["layout"], path + ".layout");
   const Json& shape = r.Required(j, path, "shape");
-  if (!shape.is_array()) r.Fail(path + ".shape", "expected an array of integers, got " + Reader::Describe(shape));
+  if (!shape.is_array())
+    r.Fail(path + ".shape", "expected an array of integers, got " + Reader::Describe(shape));
   for (size_t i = 0; i < shape.size(); ++i)
     t.shape.push_back(r.Int(shape[i], path + ".shape[" + std::to_string(i) + "]"));
   if (j.contains("prims")) t.prims = r.Strings(j["prims"], path + ".prims");
@@ -174,7 +176,8 @@ MSCJoint ParseJoint(Reader& r, const Json& j, const std::string& path) {
   if (j.contains("parents")) n.parents = r.Strings(j["parents"], path + ".parents");
   if (j.contains("inputs")) n.inputs = r.Strings(j["inputs"], path + ".inputs");
   const Json& outputs = r.Required(j, path, "outputs");
-  if (!outputs.is_array()) r.Fail(path + ".outputs", "expected an array of tensors, got " + Reader::Describe(outputs));
+  if (!outputs.is_array())
+    r.Fail(path + ".outputs", "expected an array of tensors, got " + Reader::Describe(outputs));
   for (size_t i = 0; i < outputs.size(); ++i)
     n.outputs.push_back(ParseTensor(r, outputs[i], path + ".outputs[" + std::to_string(i) + "]"));
   if (j.contains("attrs")) n.attrs = r.StringMap(j["attrs"], path + ".attrs");
@@ -257,13 +260,15 @@ MSCGraph ParseGraph(const std::string& text, const std::string& source) {
   g.inputs = r.Strings(r.Required(doc, "", "inputs"), "inputs");
   g.outputs = r.Strings(r.Required(doc, "", "outputs"), "outputs");
   const Json& nodes = r.Required(doc, "", "nodes");
-  if (!nodes.is_array()) r.Fail("nodes", "expected an array of nodes, got " + Reader::Describe(nodes));
+  if (!nodes.is_array())
+    r.Fail("nodes", "expected an array of nodes, got " + Reader::Describe(nodes));
   g.nodes.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i)
     g.nodes.push_back(ParseJoint(r, nodes[i], "nodes[" + std::to_string(i) + "]"));
   if (doc.contains("prims")) {
     const Json& prims = doc["prims"];
-    if (!prims.is_array()) r.Fail("prims", "expected an array of prims, got " + Reader::Describe(prims));
+    if (!prims.is_array())
+      r.Fail("prims", "expected an array of prims, got " + Reader::Describe(prims));
     for (size_t i = 0; i < prims.size(); ++i)
       g.prims.push_back(ParsePrim(r, prims[i], "prims[" + std::to_string(i) + "]"));
   }

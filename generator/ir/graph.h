@@ -1,7 +1,7 @@
 // MSCGraph: the DAG IR of Apache TVM's Multi-System Compiler (MSC), as C++ values.
 //
-// Field names follow MSC's JSON keys verbatim (see ../shared/reference/mscgraph_schema.md, read from
-// apache/tvm src/contrib/msc/core/ir/graph.h: JsonMSCTensor, JsonMSCJoint, JsonMSCPrim,
+// Field names follow MSC's JSON keys verbatim (see ../shared/reference/mscgraph_schema.md, read
+// from apache/tvm src/contrib/msc/core/ir/graph.h: JsonMSCTensor, JsonMSCJoint, JsonMSCPrim,
 // JsonMSCGraph). Objects keep the order of `attrs` and `weights` as read, so that
 // LoadGraph -> SaveGraph reproduces MSC's files key for key.
 #pragma once
@@ -46,10 +46,11 @@ struct MSCJoint {
   std::string shared_ref;
   std::string optype;
   std::vector<std::string> parents;
-  std::vector<std::string> inputs;  ///< tensor names "<producer>:<out_idx>" (split on the last ':').
+  std::vector<std::string>
+      inputs;  ///< tensor names "<producer>:<out_idx>" (split on the last ':').
   std::vector<MSCTensor> outputs;
-  OrderedMap<std::string> attrs;    ///< MSC's attribute strings, unparsed ("1,1", "1,", "0.000010").
-  OrderedMap<MSCTensor> weights;    ///< role ("weight", "bias", "gamma", ...) -> weight tensor.
+  OrderedMap<std::string> attrs;  ///< MSC's attribute strings, unparsed ("1,1", "1,", "0.000010").
+  OrderedMap<MSCTensor> weights;  ///< role ("weight", "bias", "gamma", ...) -> weight tensor.
   Json extra = Json::object();
 
   /// Attribute string for key, or nullptr.

@@ -15,7 +15,8 @@ std::string TensorText(const MSCTensor& t) {
   os << "<";
   for (size_t i = 0; i < t.shape.size(); ++i) {
     std::string prim = i < t.prims.size() ? t.prims[i] : "";
-    os << (prim.empty() ? std::to_string(t.shape[i]) : prim) << (i + 1 == t.shape.size() ? "|" : ",");
+    os << (prim.empty() ? std::to_string(t.shape[i]) : prim)
+       << (i + 1 == t.shape.size() ? "|" : ",");
   }
   os << t.dtype;
   if (!t.layout.empty()) os << "|" << t.layout;

@@ -22,7 +22,8 @@ class Problems {
   void ThrowIfAny() const {
     if (count_ == 0) return;
     std::ostringstream os;
-    os << graph_.source << ": invalid MSCGraph (" << count_ << (count_ == 1 ? " problem" : " problems") << "):";
+    os << graph_.source << ": invalid MSCGraph (" << count_
+       << (count_ == 1 ? " problem" : " problems") << "):";
     for (const auto& l : lines_) os << "\n  " << l;
     if (count_ > lines_.size()) os << "\n  ... and " << (count_ - lines_.size()) << " more";
     throw Error(os.str());
@@ -47,38 +48,44 @@ struct NodeWhere {
 void CheckTensor(Problems& p, const NodeWhere& at, const std::string& sub, const MSCTensor& t) {
   if (!IsKnownDtype(t.dtype))
     p.Add(at(sub), "unknown dtype " + Json(t.dtype).dump() +
-                     " (expected float32, float16, bfloat16, float64, int8, int16, int32, int64, uint8 or bool)");
+                       " (expected float32, float16, bfloat16, float64, int8, int16, int32, int64, "
+                       "uint8 or bool)");
   for (int64_t d : t.shape)
-    if (d < -1) p.Add(at(sub + ".shape"), "dims must be >= 0 or -1 (dynamic), got " + std::to_string(d));
+    if (d < -1)
+      p.Add(at(sub + ".shape"), "dims must be >= 0 or -1 (dynamic), got " + std::to_string(d));
   if (!t.prims.empty() && t.prims.size() != t.shape.size())
-    p.Add(at(sub + ".prims"), "expected one prim per dim (" + std::to_string(t.shape.size()) + "), got " +
-                                std::to_string(t.prims.size()));
+    p.Add(at(sub + ".prims"), "expected one prim per dim (" + std::to_string(t.shape.size()) +
+                                  "), got " + std::to_string(t.prims.size()));
 }
 
-void CheckAgainstOpDef(Problems& p, const NodeWhere& at, const MSCJoint& n, const opdef::OpDef& def) {
+void CheckAgainstOpDef(Problems& p, const NodeWhere& at, const MSCJoint& n,
+                       const opdef::OpDef& def) {
   int64_t n_inputs = static_cast<int64_t>(n.inputs.size());
   if (def.variadic ? n_inputs < def.min_inputs : n_inputs != def.min_inputs) {
     std::string expected = def.variadic ? "at least " + std::to_string(def.min_inputs)
                                         : std::to_string(def.min_inputs);
     p.Add(at(), "optype '" + n.optype + "' takes " + expected + " tensor input(s), got " +
-                     std::to_string(n_inputs));
+                    std::to_string(n_inputs));
   }
   for (const auto& w : def.weights)
     if (!w.optional && !n.FindWeight(w.role))
-      p.Add(at(".weights"), "missing weight '" + w.role + "' required by optype '" + n.optype + "'");
+      p.Add(at(".weights"),
+            "missing weight '" + w.role + "' required by optype '" + n.optype + "'");
   for (const auto& [role, t] : n.weights) {
     const opdef::WeightDef* w = def.FindWeight(role);
     if (!w) {
       std::string valid;
       for (const auto& wd : def.weights) valid += (valid.empty() ? "" : ", ") + wd.role;
       p.Add(at(".weights." + role), "unknown weight role for optype '" + n.optype + "' (expected " +
-                                            (valid.empty() ? "none" : valid) + ")");
+                                        (valid.empty() ? "none" : valid) + ")");
     }
   }
   for (const auto& a : def.attrs) {
     const std::string* raw = n.FindAttr(a.name);
     if (!raw) {
-      if (a.required) p.Add(at(".attrs"), "missing required attr '" + a.name + "' (" + AttrTypeName(a.type) + ")");
+      if (a.required)
+        p.Add(at(".attrs"),
+              "missing required attr '" + a.name + "' (" + AttrTypeName(a.type) + ")");
       continue;
     }
     try {
@@ -100,20 +107,22 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
     const MSCJoint& n = graph.nodes[i];
     if (!position.emplace(n.name, i).second)
       p.Add(NodeWhere{i, n}(), "duplicate node name (first defined at nodes[" +
-                                 std::to_string(position[n.name]) + "])");
+                                   std::to_string(position[n.name]) + "])");
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const MSCJoint& n = graph.nodes[i];
     const NodeWhere at{i, n};
     if (n.index != static_cast<int64_t>(i))
       p.Add(at(".index"), "expected " + std::to_string(i) + " (the node's position), got " +
-                                  std::to_string(n.index));
-    if (n.outputs.empty() && n.optype != "tuple") p.Add(at(".outputs"), "a node needs at least one output");
+                              std::to_string(n.index));
+    if (n.outputs.empty() && n.optype != "tuple")
+      p.Add(at(".outputs"), "a node needs at least one output");
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const std::string tw = ".outputs[" + std::to_string(k) + "]";
       const std::string expected = n.name + ":" + std::to_string(k);
       if (n.outputs[k].name != expected)
-        p.Add(at(tw + ".name"), "expected " + Json(expected).dump() + ", got " + Json(n.outputs[k].name).dump());
+        p.Add(at(tw + ".name"),
+              "expected " + Json(expected).dump() + ", got " + Json(n.outputs[k].name).dump());
       CheckTensor(p, at, tw, n.outputs[k]);
     }
     for (const auto& [role, t] : n.weights) CheckTensor(p, at, ".weights." + role, t);
@@ -129,7 +138,8 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
       }
       auto pos = position.find(split->first);
       if (pos == position.end()) {
-        p.Add(iw, Json(in).dump() + " names no node output (no node " + Json(split->first).dump() + ")");
+        p.Add(iw, Json(in).dump() + " names no node output (no node " + Json(split->first).dump() +
+                      ")");
         continue;
       }
       if (std::find(producers.begin(), producers.end(), split->first) == producers.end())
@@ -137,7 +147,8 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
       if (pos->second >= i) {
         p.Add(iw, Json(in).dump() + " is produced by nodes[" + std::to_string(pos->second) +
                       "], not an earlier node: the nodes are not topologically ordered" +
-                      (pos->second == i ? " (a node cannot consume its own output)" : " or form a cycle"));
+                      (pos->second == i ? " (a node cannot consume its own output)"
+                                        : " or form a cycle"));
         continue;
       }
       const MSCJoint& prod = graph.nodes[pos->second];
@@ -148,14 +159,15 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
     if (producers != n.parents) {
       auto list = [](const std::vector<std::string>& v) { return Json(v).dump(); };
       p.Add(at(".parents"), "expected the distinct producers of inputs in first-use order " +
-                                    list(producers) + ", got " + list(n.parents));
+                                list(producers) + ", got " + list(n.parents));
     }
     if (n.optype == "input" && !n.inputs.empty()) p.Add(at(), "an input node has no inputs");
     if (opdefs) {
       if (const opdef::OpDef* def = opdefs->Find(n.optype)) {
         CheckAgainstOpDef(p, at, n, *def);
       } else {
-        p.Add(at(".optype"), "unknown optype " + Json(n.optype).dump() + " (no opdef in opdefs/*.yaml)");
+        p.Add(at(".optype"),
+              "unknown optype " + Json(n.optype).dump() + " (no opdef in opdefs/*.yaml)");
       }
     }
   }
@@ -169,7 +181,8 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
         continue;
       }
       if (std::string(key) == "inputs" && node->optype != "input")
-        p.Add(w, Json(names[k]).dump() + " is produced by a '" + node->optype + "' node, expected an 'input' node");
+        p.Add(w, Json(names[k]).dump() + " is produced by a '" + node->optype +
+                     "' node, expected an 'input' node");
     }
   };
   check_io(graph.inputs, "inputs");

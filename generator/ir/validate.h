@@ -17,7 +17,8 @@ bool IsKnownDtype(const std::string& dtype);
 ///    with "not topologically ordered" when the producer comes later (cycles included);
 ///  - parents not equal to the distinct producers of inputs, in first-use order;
 ///  - graph inputs/outputs that name no tensor; graph inputs not produced by `input` nodes;
-///  - with `opdefs`: unknown optype, wrong number of tensor inputs, missing or unknown weight roles,
+///  - with `opdefs`: unknown optype, wrong number of tensor inputs, missing or unknown weight
+///  roles,
 ///    missing required attrs, attrs that do not parse as their opdef type or break constraints.
 /// Returns normally when the graph is valid.
 void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs);

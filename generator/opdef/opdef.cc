@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include <boost/filesystem.hpp>
 #include <yaml-cpp/yaml.h>
+#include <boost/filesystem.hpp>
 
 #include "generator/common/error.h"
 
@@ -21,10 +21,14 @@ namespace {
 
 const std::vector<std::pair<std::string, AttrType>>& TypeNames() {
   static const std::vector<std::pair<std::string, AttrType>> kNames = {
-      {"int", AttrType::kInt},           {"float", AttrType::kFloat},
-      {"bool", AttrType::kBool},         {"str", AttrType::kStr},
-      {"dtype", AttrType::kDtype},       {"int list", AttrType::kIntList},
-      {"float list", AttrType::kFloatList}, {"str list", AttrType::kStrList}};
+      {"int", AttrType::kInt},
+      {"float", AttrType::kFloat},
+      {"bool", AttrType::kBool},
+      {"str", AttrType::kStr},
+      {"dtype", AttrType::kDtype},
+      {"int list", AttrType::kIntList},
+      {"float list", AttrType::kFloatList},
+      {"str list", AttrType::kStrList}};
   return kNames;
 }
 
@@ -87,8 +91,8 @@ class YamlReader {
   }
 
   /// Map entries in order; duplicate or unknown keys are errors.
-  std::vector<std::pair<std::string, YAML::Node>> Map(const YAML::Node& n, const std::string& what,
-                                                      const std::vector<std::string>& allowed) const {
+  std::vector<std::pair<std::string, YAML::Node>> Map(
+      const YAML::Node& n, const std::string& what, const std::vector<std::string>& allowed) const {
     if (!n.IsMap()) Fail(n, what + " must be a mapping");
     std::vector<std::pair<std::string, YAML::Node>> out;
     std::set<std::string> seen;
@@ -150,8 +154,8 @@ class YamlReader {
       }
       Fail(s, what + " must be a " + AttrTypeName(t) + ", got '" + v + "'");
     };
-    bool is_list = type == AttrType::kIntList || type == AttrType::kFloatList ||
-                   type == AttrType::kStrList;
+    bool is_list =
+        type == AttrType::kIntList || type == AttrType::kFloatList || type == AttrType::kStrList;
     if (is_list) {
       if (!n.IsSequence()) Fail(n, what + " must be a list (" + AttrTypeName(type) + ")");
       Json arr = Json::array();
@@ -171,14 +175,16 @@ AttrDef ParseAttrDef(const YamlReader& r, const std::string& name, const YAML::N
   const std::string what = "attr '" + name + "'";
   YAML::Node default_node, choices_node;  // a default-constructed YAML::Node is a defined null
   bool has_type = false, has_default = false, has_choices = false;
-  for (const auto& [key, v] : r.Map(n, what, {"type", "default", "required", "nullable", "choices",
-                                             "length", "min", "doc"})) {
+  for (const auto& [key, v] :
+       r.Map(n, what,
+             {"type", "default", "required", "nullable", "choices", "length", "min", "doc"})) {
     if (key == "type") {
       auto t = ParseAttrType(r.Str(v, what + " type"));
       if (!t) {
         std::string valid;
         for (const auto& kv : TypeNames()) valid += (valid.empty() ? "" : ", ") + kv.first;
-        r.Fail(v, "unknown type '" + v.Scalar() + "' for " + what + " (valid types: " + valid + ")");
+        r.Fail(v,
+               "unknown type '" + v.Scalar() + "' for " + what + " (valid types: " + valid + ")");
       }
       a.type = *t;
       has_type = true;
@@ -194,7 +200,8 @@ AttrDef ParseAttrDef(const YamlReader& r, const std::string& name, const YAML::N
       has_choices = true;
     } else if (key == "length") {
       if (v.IsSequence()) {
-        for (const auto& item : v) a.lengths.push_back(r.Typed(item, AttrType::kInt, what + " length").get<int64_t>());
+        for (const auto& item : v)
+          a.lengths.push_back(r.Typed(item, AttrType::kInt, what + " length").get<int64_t>());
       } else {
         a.lengths.push_back(r.Typed(v, AttrType::kInt, what + " length").get<int64_t>());
       }
@@ -227,8 +234,8 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
   d.optype = optype;
   d.file = r.Where(n);
   const std::string what = "op '" + optype + "'";
-  for (const auto& [key, v] : r.Map(n, what, {"summary", "inputs", "min_inputs", "weights", "attrs",
-                                             "extra_attrs"})) {
+  for (const auto& [key, v] :
+       r.Map(n, what, {"summary", "inputs", "min_inputs", "weights", "attrs", "extra_attrs"})) {
     if (key == "summary") {
       d.summary = r.Str(v, what + " summary");
     } else if (key == "inputs") {
@@ -245,7 +252,8 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
         WeightDef w;
         w.role = role;
         if (!wn.IsNull()) {
-          for (const auto& [wk, wv] : r.Map(wn, "weight '" + role + "'", {"optional", "layout", "doc"})) {
+          for (const auto& [wk, wv] :
+               r.Map(wn, "weight '" + role + "'", {"optional", "layout", "doc"})) {
             if (wk == "optional") w.optional = r.Bool(wv, "weight '" + role + "' optional");
             if (wk == "layout") w.layout = r.Str(wv, "weight '" + role + "' layout");
             if (wk == "doc") w.doc = r.Str(wv, "weight '" + role + "' doc");
@@ -255,7 +263,8 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
       }
     } else if (key == "attrs") {
       if (!v.IsNull())
-        for (const auto& [an, av] : r.Map(v, what + " attrs", {})) d.attrs.push_back(ParseAttrDef(r, an, av));
+        for (const auto& [an, av] : r.Map(v, what + " attrs", {}))
+          d.attrs.push_back(ParseAttrDef(r, an, av));
     } else if (key == "extra_attrs") {
       d.allow_extra_attrs = r.Bool(v, what + " extra_attrs");
     }
@@ -302,8 +311,8 @@ void OpDefRegistry::LoadString(const std::string& yaml_text, const std::string& 
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    throw Error(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                ": invalid YAML: " + e.msg);
+    throw Error(file + ":" + std::to_string(e.mark.line + 1) + ":" +
+                std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
   }
   if (!root || root.IsNull()) return;
   YamlReader r(file);
@@ -311,7 +320,8 @@ void OpDefRegistry::LoadString(const std::string& yaml_text, const std::string& 
     OpDef def = ParseOpDef(r, optype, node);
     auto existing = defs_.find(optype);
     if (existing != defs_.end())
-      throw Error(def.file + ": optype '" + optype + "' is already defined at " + existing->second.file);
+      throw Error(def.file + ": optype '" + optype + "' is already defined at " +
+                  existing->second.file);
     defs_.emplace(optype, std::move(def));
   }
 }

@@ -40,32 +40,32 @@ std::string AttrTypeName(AttrType type);
 struct AttrDef {
   std::string name;
   AttrType type = AttrType::kStr;
-  bool required = false;    ///< no default: the node must carry it.
-  bool nullable = false;    ///< "" (MSC's None) parses to null instead of an error.
-  Json default_value;       ///< typed default (null when nullable and absent).
-  std::vector<Json> choices;           ///< allowed values, empty = any.
-  std::vector<int64_t> lengths;        ///< allowed list lengths, empty = any.
-  std::optional<double> min;           ///< minimum for numbers / list elements.
+  bool required = false;         ///< no default: the node must carry it.
+  bool nullable = false;         ///< "" (MSC's None) parses to null instead of an error.
+  Json default_value;            ///< typed default (null when nullable and absent).
+  std::vector<Json> choices;     ///< allowed values, empty = any.
+  std::vector<int64_t> lengths;  ///< allowed list lengths, empty = any.
+  std::optional<double> min;     ///< minimum for numbers / list elements.
   std::string doc;
 };
 
 struct WeightDef {
-  std::string role;         ///< MSC weight type: weight, bias, gamma, beta, mean, var, const, ...
+  std::string role;  ///< MSC weight type: weight, bias, gamma, beta, mean, var, const, ...
   bool optional = false;
-  std::string layout;       ///< expected layout ("OIHW"), "" = any.
+  std::string layout;  ///< expected layout ("OIHW"), "" = any.
   std::string doc;
 };
 
 struct OpDef {
-  std::string optype;       ///< MSC's name ("nn.conv2d", "msc.linear_bias", "add").
+  std::string optype;  ///< MSC's name ("nn.conv2d", "msc.linear_bias", "add").
   std::string summary;
   std::vector<std::string> inputs;  ///< tensor input names in order.
   bool variadic = false;            ///< any number (>= min_inputs) of tensor inputs.
   int64_t min_inputs = 0;
   std::vector<WeightDef> weights;
   std::vector<AttrDef> attrs;
-  bool allow_extra_attrs = false;   ///< accept (and pass through as strings) unknown attrs.
-  std::string file;                 ///< where it was defined, "opdefs/nn.yaml:12".
+  bool allow_extra_attrs = false;  ///< accept (and pass through as strings) unknown attrs.
+  std::string file;                ///< where it was defined, "opdefs/nn.yaml:12".
 
   const AttrDef* FindAttr(const std::string& name) const;
   const WeightDef* FindWeight(const std::string& role) const;
@@ -92,8 +92,8 @@ class OpDefRegistry {
 /// Parses one MSC attribute string to the typed JSON value of `def`:
 ///   int "1" -> 1; float "0.000010" -> 1e-05, "inf"/"-inf" -> ±infinity (a double held in the
 ///   JSON value; templates print it through the py_literal / c_literal filters);
-///   bool "1"/"0" (also "true"/"false") -> true/false; int list "1,1" / "1," / "" -> [1,1] / [1] / [];
-///   str / dtype -> as is. Nullable attrs: "" -> null.
+///   bool "1"/"0" (also "true"/"false") -> true/false; int list "1,1" / "1," / "" -> [1,1] / [1] /
+///   []; str / dtype -> as is. Nullable attrs: "" -> null.
 /// Throws msc::Error with `what` describing the expectation, e.g.
 ///   "expected an int list like \"1,1\", got \"a,b\"" (callers prefix file and node).
 Json ParseAttr(const AttrDef& def, const std::string& value);

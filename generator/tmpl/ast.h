@@ -15,35 +15,35 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 struct Expr {
   enum class K : uint8_t {
-    kConst,      // value
-    kName,       // name
-    kList,       // items
-    kTuple,      // items
-    kDict,       // items: key, value, key, value, ...
-    kGetAttr,    // items[0] . name
-    kGetItem,    // items[0] [ items[1] ]
-    kSlice,      // items[0..2] (start, stop, step; null when omitted) -- only as GetItem index
-    kCall,       // items[0](args...)
-    kFilter,     // items[0] | name(args...); items[0] == null inside filter blocks
-    kTest,       // items[0] is name(args...)
-    kNeg,        // -items[0]
-    kPos,        // +items[0]
-    kNot,        // not items[0]
-    kBinary,     // items[0] name items[1]   name in + - * / // % **
-    kConcat,     // items joined with ~
-    kCompare,    // items[0] ops[0] items[1] ops[1] items[2] ...
-    kAnd,        // items[0] and items[1]
-    kOr,         // items[0] or items[1]
-    kCond,       // items[1] if items[0] else items[2] (items[2] may be null)
-    kBlockInput, // the rendered body of a filter block / block set
+    kConst,       // value
+    kName,        // name
+    kList,        // items
+    kTuple,       // items
+    kDict,        // items: key, value, key, value, ...
+    kGetAttr,     // items[0] . name
+    kGetItem,     // items[0] [ items[1] ]
+    kSlice,       // items[0..2] (start, stop, step; null when omitted) -- only as GetItem index
+    kCall,        // items[0](args...)
+    kFilter,      // items[0] | name(args...); items[0] == null inside filter blocks
+    kTest,        // items[0] is name(args...)
+    kNeg,         // -items[0]
+    kPos,         // +items[0]
+    kNot,         // not items[0]
+    kBinary,      // items[0] name items[1]   name in + - * / // % **
+    kConcat,      // items joined with ~
+    kCompare,     // items[0] ops[0] items[1] ops[1] items[2] ...
+    kAnd,         // items[0] and items[1]
+    kOr,          // items[0] or items[1]
+    kCond,        // items[1] if items[0] else items[2] (items[2] may be null)
+    kBlockInput,  // the rendered body of a filter block / block set
   };
   K kind = K::kConst;
   int line = 0;
   int col = 0;
-  Value value;                        // kConst
-  std::string name;                   // kName, kGetAttr, kFilter, kTest, kBinary
-  std::vector<ExprPtr> items;         // operands
-  std::vector<std::string> ops;       // kCompare operators: == != < <= > >= in notin
+  Value value;                   // kConst
+  std::string name;              // kName, kGetAttr, kFilter, kTest, kBinary
+  std::vector<ExprPtr> items;    // operands
+  std::vector<std::string> ops;  // kCompare operators: == != < <= > >= in notin
   // Call arguments (kCall, kFilter, kTest): positional args, keyword args, *args, **kwargs.
   std::vector<ExprPtr> args;
   std::vector<std::pair<std::string, ExprPtr>> kwargs;
@@ -79,19 +79,19 @@ struct Node {
   K kind = K::kText;
   int line = 0;
   int col = 0;
-  std::string text;      // kText
-  std::string name;      // kMacro name, kImport alias
-  ExprPtr expr;          // main expression
-  ExprPtr target;        // assignment target (kName, kTuple of targets, kGetAttr for ns.attr)
-  ExprPtr cond;          // kFor filter condition
-  std::vector<ExprPtr> conds;     // kIf conditions
-  std::vector<Body> bodies;       // kIf bodies (parallel to conds)
+  std::string text;            // kText
+  std::string name;            // kMacro name, kImport alias
+  ExprPtr expr;                // main expression
+  ExprPtr target;              // assignment target (kName, kTuple of targets, kGetAttr for ns.attr)
+  ExprPtr cond;                // kFor filter condition
+  std::vector<ExprPtr> conds;  // kIf conditions
+  std::vector<Body> bodies;    // kIf bodies (parallel to conds)
   Body body;
   Body else_body;
   std::vector<MacroParam> params;
   std::vector<std::pair<std::string, std::string>> names;  // kFromImport (name, alias)
-  std::vector<ExprPtr> targets;   // kWith
-  std::vector<ExprPtr> values;    // kWith
+  std::vector<ExprPtr> targets;                            // kWith
+  std::vector<ExprPtr> values;                             // kWith
   bool ignore_missing = false;
   bool with_context = false;
   // kMacro / kCallBlock: whether the body references caller / varargs / kwargs.

@@ -12,12 +12,14 @@ Value Arg(const char* test, ValueList& args, Kwargs& kw, const char* name) {
   return BindArgs(ArgSpec{test, {name}, 1}, args, kw)[0];
 }
 
-void NoArgs(const char* test, ValueList& args, Kwargs& kw) { BindArgs(ArgSpec{test, {}, 0}, args, kw); }
+void NoArgs(const char* test, ValueList& args, Kwargs& kw) {
+  BindArgs(ArgSpec{test, {}, 0}, args, kw);
+}
 
-#define SIMPLE_TEST(fn, expr)                                      \
+#define SIMPLE_TEST(fn, expr)                                     \
   bool fn(Interp&, const Value& v, ValueList& args, Kwargs& kw) { \
-    NoArgs(#fn, args, kw);                                         \
-    return (expr);                                                 \
+    NoArgs(#fn, args, kw);                                        \
+    return (expr);                                                \
   }
 
 SIMPLE_TEST(T_defined, !v.is_undefined())
@@ -65,8 +67,12 @@ bool T_odd(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   return Mod(v, Value::Int(2), 1);
 }
 
-bool T_eq(Interp&, const Value& v, ValueList& args, Kwargs& kw) { return Equals(v, Arg("eq", args, kw, "other")); }
-bool T_ne(Interp&, const Value& v, ValueList& args, Kwargs& kw) { return !Equals(v, Arg("ne", args, kw, "other")); }
+bool T_eq(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+  return Equals(v, Arg("eq", args, kw, "other"));
+}
+bool T_ne(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+  return !Equals(v, Arg("ne", args, kw, "other"));
+}
 
 bool Order(const Value& a, const Value& b, const char* op) {
   if (a.is_number() && b.is_number() && (std::isnan(a.f()) || std::isnan(b.f()))) return false;
@@ -74,23 +80,39 @@ bool Order(const Value& a, const Value& b, const char* op) {
   std::string o = op;
   return o == "<" ? c < 0 : o == "<=" ? c <= 0 : o == ">" ? c > 0 : c >= 0;
 }
-bool T_lt(Interp&, const Value& v, ValueList& args, Kwargs& kw) { return Order(v, Arg("lt", args, kw, "other"), "<"); }
-bool T_le(Interp&, const Value& v, ValueList& args, Kwargs& kw) { return Order(v, Arg("le", args, kw, "other"), "<="); }
-bool T_gt(Interp&, const Value& v, ValueList& args, Kwargs& kw) { return Order(v, Arg("gt", args, kw, "other"), ">"); }
-bool T_ge(Interp&, const Value& v, ValueList& args, Kwargs& kw) { return Order(v, Arg("ge", args, kw, "other"), ">="); }
+bool T_lt(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+  return Order(v, Arg("lt", args, kw, "other"), "<");
+}
+bool T_le(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+  return Order(v, Arg("le", args, kw, "other"), "<=");
+}
+bool T_gt(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+  return Order(v, Arg("gt", args, kw, "other"), ">");
+}
+bool T_ge(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+  return Order(v, Arg("ge", args, kw, "other"), ">=");
+}
 
-bool T_in(Interp&, const Value& v, ValueList& args, Kwargs& kw) { return Contains(Arg("in", args, kw, "seq"), v); }
+bool T_in(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+  return Contains(Arg("in", args, kw, "seq"), v);
+}
 
 bool T_sameas(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Value o = Arg("sameas", args, kw, "other");
   if (v.kind() != o.kind()) return false;
   switch (v.kind()) {
-    case Value::Kind::kNone: return true;
-    case Value::Kind::kBool: return v.b() == o.b();
-    case Value::Kind::kInt: return v.i() == o.i() && v.i() >= -5 && v.i() <= 256;  // CPython small ints
-    case Value::Kind::kFloat: return v.f() == o.f();
-    case Value::Kind::kString: return v.s() == o.s();
-    default: return v.identity() == o.identity();
+    case Value::Kind::kNone:
+      return true;
+    case Value::Kind::kBool:
+      return v.b() == o.b();
+    case Value::Kind::kInt:
+      return v.i() == o.i() && v.i() >= -5 && v.i() <= 256;  // CPython small ints
+    case Value::Kind::kFloat:
+      return v.f() == o.f();
+    case Value::Kind::kString:
+      return v.s() == o.s();
+    default:
+      return v.identity() == o.identity();
   }
 }
 
@@ -118,16 +140,45 @@ bool T_test(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 
 const std::unordered_map<std::string, TestImpl>& Table() {
   static const std::unordered_map<std::string, TestImpl> table = {
-      {"defined", T_defined},   {"undefined", T_undefined}, {"none", T_none},         {"boolean", T_boolean},
-      {"true", T_true},         {"false", T_false},         {"number", T_number},     {"integer", T_integer},
-      {"float", T_float},       {"string", T_string},       {"mapping", T_mapping},   {"callable", T_callable},
-      {"escaped", T_escaped},   {"sequence", T_sequence},   {"iterable", T_iterable}, {"divisibleby", T_divisibleby},
-      {"even", T_even},         {"odd", T_odd},             {"eq", T_eq},             {"equalto", T_eq},
-      {"==", T_eq},             {"ne", T_ne},               {"!=", T_ne},             {"lt", T_lt},
-      {"lessthan", T_lt},       {"<", T_lt},                {"le", T_le},             {"<=", T_le},
-      {"gt", T_gt},             {"greaterthan", T_gt},      {">", T_gt},              {"ge", T_ge},
-      {">=", T_ge},             {"in", T_in},               {"sameas", T_sameas},     {"lower", T_lower},
-      {"upper", T_upper},       {"filter", T_filter},       {"test", T_test},
+      {"defined", T_defined},
+      {"undefined", T_undefined},
+      {"none", T_none},
+      {"boolean", T_boolean},
+      {"true", T_true},
+      {"false", T_false},
+      {"number", T_number},
+      {"integer", T_integer},
+      {"float", T_float},
+      {"string", T_string},
+      {"mapping", T_mapping},
+      {"callable", T_callable},
+      {"escaped", T_escaped},
+      {"sequence", T_sequence},
+      {"iterable", T_iterable},
+      {"divisibleby", T_divisibleby},
+      {"even", T_even},
+      {"odd", T_odd},
+      {"eq", T_eq},
+      {"equalto", T_eq},
+      {"==", T_eq},
+      {"ne", T_ne},
+      {"!=", T_ne},
+      {"lt", T_lt},
+      {"lessthan", T_lt},
+      {"<", T_lt},
+      {"le", T_le},
+      {"<=", T_le},
+      {"gt", T_gt},
+      {"greaterthan", T_gt},
+      {">", T_gt},
+      {"ge", T_ge},
+      {">=", T_ge},
+      {"in", T_in},
+      {"sameas", T_sameas},
+      {"lower", T_lower},
+      {"upper", T_upper},
+      {"filter", T_filter},
+      {"test", T_test},
   };
   return table;
 }

@@ -21,9 +21,11 @@ class Validator {
   void CheckExpr(const Expr* e, bool soft) {
     if (!e) return;
     if (e->kind == Expr::K::kCond) soft = true;
-    if (!soft && e->kind == Expr::K::kFilter && !FindBuiltinFilter(e->name) && !env_.filters.count(e->name))
+    if (!soft && e->kind == Expr::K::kFilter && !FindBuiltinFilter(e->name) &&
+        !env_.filters.count(e->name))
       Fail(e, "unknown filter '" + e->name + "'");
-    if (!soft && e->kind == Expr::K::kTest && !FindBuiltinTest(e->name)) Fail(e, "unknown test '" + e->name + "'");
+    if (!soft && e->kind == Expr::K::kTest && !FindBuiltinTest(e->name))
+      Fail(e, "unknown test '" + e->name + "'");
     for (const auto& c : e->items) CheckExpr(c.get(), soft);
     for (const auto& c : e->args) CheckExpr(c.get(), soft);
     for (const auto& kv : e->kwargs) CheckExpr(kv.second.get(), soft);
@@ -87,7 +89,8 @@ std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
   size_t pos = 0;
   while (pos <= name.size()) {
     size_t slash = name.find('/', pos);
-    std::string piece = name.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    std::string piece =
+        name.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
     if (piece == "..") throw OpError("template name '" + name + "' escapes the search root");
     if (!piece.empty() && piece != ".") key += (key.empty() ? "" : "/") + piece;
     if (slash == std::string::npos) break;
@@ -110,7 +113,8 @@ std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
   return t;
 }
 
-std::shared_ptr<const Template> EnvData::FromString(const std::string& source, const std::string& name) {
+std::shared_ptr<const Template> EnvData::FromString(const std::string& source,
+                                                    const std::string& name) {
   std::string key = name;
   key.push_back('\0');
   key += source;
@@ -132,7 +136,9 @@ Environment::~Environment() = default;
 Environment::Environment(Environment&&) noexcept = default;
 Environment& Environment::operator=(Environment&&) noexcept = default;
 
-void Environment::AddFilter(const std::string& name, Function f) { d_->filters[name] = std::move(f); }
+void Environment::AddFilter(const std::string& name, Function f) {
+  d_->filters[name] = std::move(f);
+}
 
 void Environment::AddGlobal(const std::string& name, Json value) {
   d_->globals[name] = Value::OwnJson(std::move(value));
@@ -157,7 +163,8 @@ void Environment::AddFunction(const std::string& name, Function f) {
 
 std::string Environment::RenderParsed(const std::shared_ptr<const Template>& t, const Json& data) {
   if (!data.is_object() && !data.is_null())
-    throw msc::Error(t->name + ": render data must be a JSON object, got " + std::string(data.type_name()));
+    throw msc::Error(t->name + ": render data must be a JSON object, got " +
+                     std::string(data.type_name()));
   std::string out;
   try {
     Interp in(*d_);
@@ -181,11 +188,14 @@ std::string Environment::Render(const std::string& template_name, const Json& da
   } catch (const OpError& e) {
     throw msc::Error(template_name + ": " + e.what());
   }
-  if (!t) throw msc::Error(template_name + ": template not found (search root '" + d_->search_root + "')");
+  if (!t)
+    throw msc::Error(template_name + ": template not found (search root '" + d_->search_root +
+                     "')");
   return RenderParsed(t, data);
 }
 
-std::string Environment::RenderString(const std::string& source, const Json& data, const std::string& name) {
+std::string Environment::RenderString(const std::string& source, const Json& data,
+                                      const std::string& name) {
   return RenderParsed(d_->FromString(source, name), data);
 }
 

@@ -48,8 +48,8 @@
 // RenderString; columns count characters from 1) followed by the problem, e.g.
 //   templates/x.j2:3:7: undefined variable 'foo'
 //   templates/x.j2:1:9: unknown filter 'bar'
-//   templates/x.j2:9:1: expected 'endfor' or 'else', got end of template (unclosed 'for' opened at line 2)
-//   templates/x.j2:2:4: 'dict object' has no attribute 'y'
+//   templates/x.j2:9:1: expected 'endfor' or 'else', got end of template (unclosed 'for' opened at
+//   line 2) templates/x.j2:2:4: 'dict object' has no attribute 'y'
 // Errors inside included/imported templates or macros name the file and line where they
 // happen, followed by lines "  included from a.j2:2:4" / "  in macro 'm' called from b.j2:5:3".
 // Like Jinja2, unknown filters/tests are reported when the template is loaded, except inside
@@ -88,7 +88,7 @@ class Environment {
   Environment(Environment&&) noexcept;
   Environment& operator=(Environment&&) noexcept;
 
-  void AddFilter(const std::string& name, Function f);    // overrides a builtin of that name
+  void AddFilter(const std::string& name, Function f);  // overrides a builtin of that name
   void AddGlobal(const std::string& name, Json value);
   void AddFunction(const std::string& name, Function f);  // global callable
 
@@ -97,7 +97,8 @@ class Environment {
   // (each file is read once; later edits of the file are not seen by this Environment).
   std::string Render(const std::string& template_name, const Json& data);
   // Renders template source text; `name` is used in error messages. Parses are cached by text.
-  std::string RenderString(const std::string& source, const Json& data, const std::string& name = "<string>");
+  std::string RenderString(const std::string& source, const Json& data,
+                           const std::string& name = "<string>");
 
  private:
   std::string RenderParsed(const std::shared_ptr<const Template>& t, const Json& data);

@@ -65,7 +65,8 @@ Value Interp::GetAttr(const Value& obj, const std::string& name) {
     default:
       break;
   }
-  return Value::Undef(pystr::Repr(ObjectTypeRepr(obj)) + " has no attribute " + pystr::Repr(name), here_);
+  return Value::Undef(pystr::Repr(ObjectTypeRepr(obj)) + " has no attribute " + pystr::Repr(name),
+                      here_);
 }
 
 Value Interp::GetItem(const Value& obj, const Value& key) {
@@ -112,7 +113,8 @@ Value Interp::GetItem(const Value& obj, const Value& key) {
     } else if (HasMethod(obj, key.s())) {
       return Value::Obj(std::make_shared<BoundMethod>(obj, key.s()));
     }
-    return Value::Undef(pystr::Repr(ObjectTypeRepr(obj)) + " has no attribute " + pystr::Repr(key.s()), here_);
+    return Value::Undef(
+        pystr::Repr(ObjectTypeRepr(obj)) + " has no attribute " + pystr::Repr(key.s()), here_);
   }
   return Value::Undef(ObjectTypeRepr(obj) + " has no element " + Repr(key), here_);
 }
@@ -150,7 +152,8 @@ void Interp::EvalArgs(const Expr& e, const ScopePtr& scope, ValueList& args, Kwa
   if (e.dyn_kwargs) {
     Value extra = Eval(*e.dyn_kwargs, scope);
     if (extra.is_undefined()) ThrowUndefined(extra);
-    if (!extra.is_dict()) throw OpError("argument after ** must be a mapping, not " + TypeName(extra));
+    if (!extra.is_dict())
+      throw OpError("argument after ** must be a mapping, not " + TypeName(extra));
     for (auto& kv : extra.Items()) {
       if (!kv.first.is_string()) throw OpError("keywords must be strings");
       kwargs.emplace_back(kv.first.s(), kv.second);
@@ -225,7 +228,8 @@ Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
       ValueList items;
       items.reserve(e.items.size());
       for (const auto& c : e.items) items.push_back(Eval(*c, scope));
-      return e.kind == Expr::K::kList ? Value::List(std::move(items)) : Value::Tuple(std::move(items));
+      return e.kind == Expr::K::kList ? Value::List(std::move(items))
+                                      : Value::Tuple(std::move(items));
     }
     case Expr::K::kDict: {
       ValueDict d;
@@ -320,15 +324,17 @@ Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
     case Expr::K::kCond:
       if (Truthy(Eval(*e.items[0], scope))) return Eval(*e.items[1], scope);
       if (e.items[2]) return Eval(*e.items[2], scope);
-      return Value::Undef("the inline if-expression evaluated to false and no else section was defined",
-                          Pos(e.line, e.col), true);
+      return Value::Undef(
+          "the inline if-expression evaluated to false and no else section was defined",
+          Pos(e.line, e.col), true);
     case Expr::K::kBlockInput:
       return block_input ? *block_input : Value();
   }
   return Value();
 }
 
-Value Interp::ApplyFilter(const std::string& name, const Value& input, ValueList& args, Kwargs& kwargs) {
+Value Interp::ApplyFilter(const std::string& name, const Value& input, ValueList& args,
+                          Kwargs& kwargs) {
   auto it = env_.filters.find(name);
   if (it != env_.filters.end()) {
     if (input.is_undefined()) ThrowUndefined(input);
@@ -345,12 +351,14 @@ Value Interp::ApplyFilter(const std::string& name, const Value& input, ValueList
   }
   FilterImpl f = FindBuiltinFilter(name);
   if (!f) throw OpError("unknown filter '" + name + "'");
-  if (input.is_undefined() && name != "default" && name != "d" && name != "items" && !input.is_lenient_undefined())
+  if (input.is_undefined() && name != "default" && name != "d" && name != "items" &&
+      !input.is_lenient_undefined())
     ThrowUndefined(input);
   return f(*this, input, args, kwargs);
 }
 
-bool Interp::ApplyTest(const std::string& name, const Value& input, ValueList& args, Kwargs& kwargs) {
+bool Interp::ApplyTest(const std::string& name, const Value& input, ValueList& args,
+                       Kwargs& kwargs) {
   TestImpl t = FindBuiltinTest(name);
   if (!t) throw OpError("unknown test '" + name + "'");
   return t(*this, input, args, kwargs);

@@ -12,14 +12,14 @@
 namespace msc::tmpl {
 
 std::string ToJsonText(const Value& v, const Value& indent);  // format.cc
-std::string HtmlEscape(const std::string& s);                   // format.cc
+std::string HtmlEscape(const std::string& s);                 // format.cc
 
 namespace {
 
 using Args = std::vector<Value>;
 
-Args Bind(const char* fn, std::initializer_list<const char*> names, size_t required, ValueList& args, Kwargs& kwargs,
-          std::vector<bool>* given = nullptr) {
+Args Bind(const char* fn, std::initializer_list<const char*> names, size_t required,
+          ValueList& args, Kwargs& kwargs, std::vector<bool>* given = nullptr) {
   ArgSpec spec{fn, names, required};
   return BindArgs(spec, args, kwargs, given);
 }
@@ -34,12 +34,14 @@ Value KeepMarkup(const Value& in, std::string s) {
 Value IgnoreCase(const Value& v) { return v.is_string() ? Value::Str(pystr::Lower(v.s())) : v; }
 
 // Jinja's make_attrgetter: "a.b.0" -> item["a"]["b"][0] (getitem semantics).
-Value GetPath(Interp& in, const Value& item, const std::string& attribute, const Value* dflt = nullptr) {
+Value GetPath(Interp& in, const Value& item, const std::string& attribute,
+              const Value* dflt = nullptr) {
   Value cur = item;
   size_t pos = 0;
   while (true) {
     size_t dot = attribute.find('.', pos);
-    std::string part = attribute.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    std::string part =
+        attribute.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
     int64_t idx;
     bool digits = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
     Value key = digits && pystr::ParseInt(part, 10, &idx) ? Value::Int(idx) : Value::Str(part);
@@ -53,7 +55,8 @@ Value GetPath(Interp& in, const Value& item, const std::string& attribute, const
 
 // Key function for sort/unique/min/max: optional attribute path(s) and case folding. With
 // `multi`, "a,b" yields the list of both keys (Jinja's make_multi_attrgetter).
-Value SortKey(Interp& in, const Value& item, const Value& attribute, bool case_sensitive, bool multi) {
+Value SortKey(Interp& in, const Value& item, const Value& attribute, bool case_sensitive,
+              bool multi) {
   auto post = [&](const Value& v) { return case_sensitive ? v : IgnoreCase(v); };
   if (attribute.is_none()) return multi ? Value::List({post(item)}) : post(item);
   if (!attribute.is_string()) {
@@ -66,7 +69,8 @@ Value SortKey(Interp& in, const Value& item, const Value& attribute, bool case_s
   size_t pos = 0;
   while (true) {
     size_t comma = s.find(',', pos);
-    parts.push_back(post(GetPath(in, item, s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos))));
+    parts.push_back(post(GetPath(
+        in, item, s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos))));
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
@@ -153,7 +157,8 @@ Value F_dictsort(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
     return rev ? Compare(y.first, x.first) < 0 : Compare(x.first, y.first) < 0;
   });
   ValueList out;
-  for (const auto& k : keys) out.push_back(Value::Tuple({items[k.second].first, items[k.second].second}));
+  for (const auto& k : keys)
+    out.push_back(Value::Tuple({items[k.second].first, items[k.second].second}));
   return Value::List(std::move(out));
 }
 
@@ -167,7 +172,6 @@ Value F_forceescape(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("forceescape", {}, 0, args, kw);
   return Value::Markup(HtmlEscape(ToStr(v)));
 }
-
 
 Value F_first(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("first", {}, 0, args, kw);
@@ -193,7 +197,8 @@ Value F_float(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 }
 
 Value F_format(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
-  if (!args.empty() && !kw.empty()) throw OpError("can't handle positional and keyword arguments at the same time");
+  if (!args.empty() && !kw.empty())
+    throw OpError("can't handle positional and keyword arguments at the same time");
   if (!kw.empty()) {
     ValueDict d;
     for (auto& kv : kw) d.emplace_back(Value::Str(kv.first), kv.second);
@@ -209,9 +214,12 @@ class GroupTuple : public Object {
   std::string TypeName() const override { return "_GroupTuple"; }
   std::string Repr() const override { return msc::tmpl::Repr(Value::Tuple({grouper_, list_})); }
   bool GetAttr(const std::string& name, Value* out) const override {
-    if (name == "grouper") *out = grouper_;
-    else if (name == "list") *out = list_;
-    else return false;
+    if (name == "grouper")
+      *out = grouper_;
+    else if (name == "list")
+      *out = list_;
+    else
+      return false;
     return true;
   }
   bool Iter(ValueList* out) const override {
@@ -227,18 +235,21 @@ Value F_groupby(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   Args a = Bind("groupby", {"attribute", "default", "case_sensitive"}, 1, args, kw);
   bool cs = ArgBool(a[2]);
   auto key_of = [&](const Value& item, bool fold) {
-    Value k = a[0].is_string() ? GetPath(in, item, a[0].s(), a[1].is_none() ? nullptr : &a[1]) : in.GetItem(item, a[0]);
+    Value k = a[0].is_string() ? GetPath(in, item, a[0].s(), a[1].is_none() ? nullptr : &a[1])
+                               : in.GetItem(item, a[0]);
     return fold ? IgnoreCase(k) : k;
   };
   ValueList items = Iterate(v);
   std::vector<std::pair<Value, size_t>> keys;
   for (size_t i = 0; i < items.size(); ++i) keys.emplace_back(key_of(items[i], !cs), i);
-  std::stable_sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) { return Compare(x.first, y.first) < 0; });
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& x, const auto& y) { return Compare(x.first, y.first) < 0; });
   ValueList out;
   for (size_t i = 0; i < keys.size();) {
     size_t j = i;
     ValueList group;
-    while (j < keys.size() && Equals(keys[j].first, keys[i].first)) group.push_back(items[keys[j++].second]);
+    while (j < keys.size() && Equals(keys[j].first, keys[i].first))
+      group.push_back(items[keys[j++].second]);
     Value grouper = cs ? keys[i].first : key_of(group[0], false);
     out.push_back(Value::Obj(std::make_shared<GroupTuple>(grouper, Value::List(std::move(group)))));
     i = j;
@@ -250,9 +261,12 @@ Value F_indent(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   std::vector<bool> given;
   Args a = Bind("indent", {"width", "first", "blank"}, 0, args, kw, &given);
   std::string ind;
-  if (!given[0]) ind = "    ";
-  else if (a[0].is_string()) ind = a[0].s();
-  else ind = std::string(static_cast<size_t>(std::max<int64_t>(0, ToInt(a[0], "width"))), ' ');
+  if (!given[0])
+    ind = "    ";
+  else if (a[0].is_string())
+    ind = a[0].s();
+  else
+    ind = std::string(static_cast<size_t>(std::max<int64_t>(0, ToInt(a[0], "width"))), ' ');
   std::string s = ToStr(v) + "\n";
   std::vector<std::string> lines = pystr::SplitLines(s);
   std::string rv;
@@ -274,7 +288,8 @@ Value F_int(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   auto from_float = [&](double d) -> Value {
     if (std::isnan(d)) return dflt;
     if (std::isinf(d)) throw OpError("cannot convert float infinity to integer");
-    if (std::fabs(d) >= 9.2e18) throw OpError("integer overflow: results beyond 64 bits are not supported");
+    if (std::fabs(d) >= 9.2e18)
+      throw OpError("integer overflow: results beyond 64 bits are not supported");
     return Value::Int(static_cast<int64_t>(d));
   };
   if (v.is_int() || v.is_bool()) return Value::Int(v.i());
@@ -306,7 +321,9 @@ Value F_join(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   for (const Value& item : Iterate(v)) {
     if (!first) out += sep;
     first = false;
-    AppendStr(out, a[1].is_none() ? item : (a[1].is_string() ? GetPath(in, item, a[1].s()) : in.GetItem(item, a[1])));
+    AppendStr(out, a[1].is_none()
+                       ? item
+                       : (a[1].is_string() ? GetPath(in, item, a[1].s()) : in.GetItem(item, a[1])));
   }
   return Value::Str(std::move(out));
 }
@@ -329,16 +346,21 @@ Value F_upper(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 Value F_map(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   ValueList items = Iterate(v);
   ValueList out;
-  bool by_attr = args.empty() && std::any_of(kw.begin(), kw.end(), [](auto& p) { return p.first == "attribute"; });
+  bool by_attr = args.empty() &&
+                 std::any_of(kw.begin(), kw.end(), [](auto& p) { return p.first == "attribute"; });
   if (by_attr) {
     Value attribute, dflt;
     for (auto& kv : kw) {
-      if (kv.first == "attribute") attribute = kv.second;
-      else if (kv.first == "default") dflt = kv.second;
-      else throw OpError("Unexpected keyword argument " + pystr::Repr(kv.first));
+      if (kv.first == "attribute")
+        attribute = kv.second;
+      else if (kv.first == "default")
+        dflt = kv.second;
+      else
+        throw OpError("Unexpected keyword argument " + pystr::Repr(kv.first));
     }
     for (const Value& item : items) {
-      Value r = attribute.is_string() ? GetPath(in, item, attribute.s()) : in.GetItem(item, attribute);
+      Value r =
+          attribute.is_string() ? GetPath(in, item, attribute.s()) : in.GetItem(item, attribute);
       if (r.is_undefined() && !dflt.is_none()) r = dflt;
       out.push_back(r);
     }
@@ -355,7 +377,8 @@ Value F_map(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   return Value::List(std::move(out));
 }
 
-Value MinMax(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool want_max, const char* fn) {
+Value MinMax(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool want_max,
+             const char* fn) {
   Args a = Bind(fn, {"case_sensitive", "attribute"}, 0, args, kw);
   ValueList items = Iterate(v);
   if (items.empty()) return Value::Undef("No aggregated item, sequence was empty.", in.here());
@@ -373,10 +396,15 @@ Value MinMax(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool want_
   return items[best];
 }
 
-Value F_max(Interp& in, const Value& v, ValueList& args, Kwargs& kw) { return MinMax(in, v, args, kw, true, "max"); }
-Value F_min(Interp& in, const Value& v, ValueList& args, Kwargs& kw) { return MinMax(in, v, args, kw, false, "min"); }
+Value F_max(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
+  return MinMax(in, v, args, kw, true, "max");
+}
+Value F_min(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
+  return MinMax(in, v, args, kw, false, "min");
+}
 
-Value SelectReject(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool lookup_attr, bool want) {
+Value SelectReject(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool lookup_attr,
+                   bool want) {
   ValueList items = Iterate(v);
   size_t off = 0;
   Value attr;
@@ -387,7 +415,9 @@ Value SelectReject(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool
   }
   ValueList out;
   for (const Value& item : items) {
-    Value x = !lookup_attr ? item : attr.is_string() ? GetPath(in, item, attr.s()) : in.GetItem(item, attr);
+    Value x = !lookup_attr       ? item
+              : attr.is_string() ? GetPath(in, item, attr.s())
+                                 : in.GetItem(item, attr);
     bool r;
     if (args.size() > off) {
       ValueList targs(args.begin() + off + 1, args.end());
@@ -401,10 +431,18 @@ Value SelectReject(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool
   return Value::List(std::move(out));
 }
 
-Value F_select(Interp& in, const Value& v, ValueList& a, Kwargs& k) { return SelectReject(in, v, a, k, false, true); }
-Value F_reject(Interp& in, const Value& v, ValueList& a, Kwargs& k) { return SelectReject(in, v, a, k, false, false); }
-Value F_selectattr(Interp& in, const Value& v, ValueList& a, Kwargs& k) { return SelectReject(in, v, a, k, true, true); }
-Value F_rejectattr(Interp& in, const Value& v, ValueList& a, Kwargs& k) { return SelectReject(in, v, a, k, true, false); }
+Value F_select(Interp& in, const Value& v, ValueList& a, Kwargs& k) {
+  return SelectReject(in, v, a, k, false, true);
+}
+Value F_reject(Interp& in, const Value& v, ValueList& a, Kwargs& k) {
+  return SelectReject(in, v, a, k, false, false);
+}
+Value F_selectattr(Interp& in, const Value& v, ValueList& a, Kwargs& k) {
+  return SelectReject(in, v, a, k, true, true);
+}
+Value F_rejectattr(Interp& in, const Value& v, ValueList& a, Kwargs& k) {
+  return SelectReject(in, v, a, k, true, false);
+}
 
 Value F_replace(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Args a = Bind("replace", {"old", "new", "count"}, 2, args, kw);
@@ -490,7 +528,8 @@ Value F_sort(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   bool rev = ArgBool(a[0]), cs = ArgBool(a[1]);
   std::vector<std::pair<Value, size_t>> keys;
   keys.reserve(items.size());
-  for (size_t i = 0; i < items.size(); ++i) keys.emplace_back(SortKey(in, items[i], a[2], cs, true), i);
+  for (size_t i = 0; i < items.size(); ++i)
+    keys.emplace_back(SortKey(in, items[i], a[2], cs, true), i);
   std::stable_sort(keys.begin(), keys.end(), [&](const auto& x, const auto& y) {
     return rev ? Compare(y.first, x.first) < 0 : Compare(x.first, y.first) < 0;
   });
@@ -510,7 +549,9 @@ Value F_sum(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   Args a = Bind("sum", {"attribute", "start"}, 0, args, kw, &given);
   Value total = given[1] ? a[1] : Value::Int(0);
   for (const Value& item : Iterate(v)) {
-    Value x = a[0].is_none() ? item : a[0].is_string() ? GetPath(in, item, a[0].s()) : in.GetItem(item, a[0]);
+    Value x = a[0].is_none()     ? item
+              : a[0].is_string() ? GetPath(in, item, a[0].s())
+                                 : in.GetItem(item, a[0]);
     total = BinaryOp("+", total, x);
   }
   return total;
@@ -539,7 +580,9 @@ Value F_truncate(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   int64_t length = given[0] ? ToInt(a[0], "length") : 255;
   std::u32string end = pystr::Decode(given[2] ? ToStr(a[2]) : "...");
   int64_t leeway = given[3] && !a[3].is_none() ? ToInt(a[3], "leeway") : 5;
-  if (length < static_cast<int64_t>(end.size())) throw OpError("expected length >= " + std::to_string(end.size()) + ", got " + std::to_string(length));
+  if (length < static_cast<int64_t>(end.size()))
+    throw OpError("expected length >= " + std::to_string(end.size()) + ", got " +
+                  std::to_string(length));
   if (leeway < 0) throw OpError("expected leeway >= 0, got " + std::to_string(leeway));
   if (static_cast<int64_t>(s.size()) <= length + leeway) return Value::Str(pystr::Encode(s));
   std::u32string head = s.substr(0, static_cast<size_t>(length) - end.size());
@@ -576,17 +619,51 @@ Value F_wordcount(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 
 const std::unordered_map<std::string, FilterImpl>& Table() {
   static const std::unordered_map<std::string, FilterImpl> table = {
-      {"abs", F_abs},         {"attr", F_attr},           {"batch", F_batch},     {"capitalize", F_capitalize},
-      {"center", F_center},   {"count", F_length},        {"d", F_default},       {"default", F_default},
-      {"dictsort", F_dictsort}, {"e", F_escape},          {"escape", F_escape},   {"forceescape", F_forceescape},
-      {"first", F_first},     {"float", F_float},         {"format", F_format},   {"groupby", F_groupby},     {"indent", F_indent},
-      {"int", F_int},         {"items", F_items},         {"join", F_join},       {"last", F_last},
-      {"length", F_length},   {"list", F_list},           {"lower", F_lower},     {"map", F_map},
-      {"max", F_max},         {"min", F_min},             {"reject", F_reject},   {"rejectattr", F_rejectattr},
-      {"replace", F_replace}, {"reverse", F_reverse},     {"round", F_round},     {"safe", F_safe},
-      {"select", F_select},   {"selectattr", F_selectattr}, {"slice", F_slice},   {"sort", F_sort},
-      {"string", F_string},   {"sum", F_sum},             {"title", F_title},     {"tojson", F_tojson},
-      {"trim", F_trim},       {"truncate", F_truncate},   {"unique", F_unique},   {"upper", F_upper},
+      {"abs", F_abs},
+      {"attr", F_attr},
+      {"batch", F_batch},
+      {"capitalize", F_capitalize},
+      {"center", F_center},
+      {"count", F_length},
+      {"d", F_default},
+      {"default", F_default},
+      {"dictsort", F_dictsort},
+      {"e", F_escape},
+      {"escape", F_escape},
+      {"forceescape", F_forceescape},
+      {"first", F_first},
+      {"float", F_float},
+      {"format", F_format},
+      {"groupby", F_groupby},
+      {"indent", F_indent},
+      {"int", F_int},
+      {"items", F_items},
+      {"join", F_join},
+      {"last", F_last},
+      {"length", F_length},
+      {"list", F_list},
+      {"lower", F_lower},
+      {"map", F_map},
+      {"max", F_max},
+      {"min", F_min},
+      {"reject", F_reject},
+      {"rejectattr", F_rejectattr},
+      {"replace", F_replace},
+      {"reverse", F_reverse},
+      {"round", F_round},
+      {"safe", F_safe},
+      {"select", F_select},
+      {"selectattr", F_selectattr},
+      {"slice", F_slice},
+      {"sort", F_sort},
+      {"string", F_string},
+      {"sum", F_sum},
+      {"title", F_title},
+      {"tojson", F_tojson},
+      {"trim", F_trim},
+      {"truncate", F_truncate},
+      {"unique", F_unique},
+      {"upper", F_upper},
       {"wordcount", F_wordcount},
   };
   return table;

@@ -18,13 +18,27 @@ void JsonString(std::string& out, const std::string& s) {
   out.push_back('"');
   for (char32_t c : pystr::Decode(s)) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c >= 0x20 && c < 0x7f) {
           out.push_back(static_cast<char>(c));
@@ -48,12 +62,18 @@ std::string JsonFloat(double d) {
 
 std::string JsonKey(const Value& k) {
   switch (k.kind()) {
-    case Value::Kind::kString: return k.s();
-    case Value::Kind::kBool: return k.b() ? "true" : "false";
-    case Value::Kind::kNone: return "null";
-    case Value::Kind::kInt: return std::to_string(k.i());
-    case Value::Kind::kFloat: return JsonFloat(k.f());
-    default: throw OpError("keys must be str, int, float, bool or None, not " + TypeName(k));
+    case Value::Kind::kString:
+      return k.s();
+    case Value::Kind::kBool:
+      return k.b() ? "true" : "false";
+    case Value::Kind::kNone:
+      return "null";
+    case Value::Kind::kInt:
+      return std::to_string(k.i());
+    case Value::Kind::kFloat:
+      return JsonFloat(k.f());
+    default:
+      throw OpError("keys must be str, int, float, bool or None, not " + TypeName(k));
   }
 }
 
@@ -64,12 +84,23 @@ void Dump(std::string& out, const Value& v, const std::string* indent, int level
     for (int i = 0; i < lvl; ++i) out += *indent;
   };
   switch (v.kind()) {
-    case Value::Kind::kUndefined: ThrowUndefined(v);
-    case Value::Kind::kNone: out += "null"; return;
-    case Value::Kind::kBool: out += v.b() ? "true" : "false"; return;
-    case Value::Kind::kInt: out += std::to_string(v.i()); return;
-    case Value::Kind::kFloat: out += JsonFloat(v.f()); return;
-    case Value::Kind::kString: JsonString(out, v.s()); return;
+    case Value::Kind::kUndefined:
+      ThrowUndefined(v);
+    case Value::Kind::kNone:
+      out += "null";
+      return;
+    case Value::Kind::kBool:
+      out += v.b() ? "true" : "false";
+      return;
+    case Value::Kind::kInt:
+      out += std::to_string(v.i());
+      return;
+    case Value::Kind::kFloat:
+      out += JsonFloat(v.f());
+      return;
+    case Value::Kind::kString:
+      JsonString(out, v.s());
+      return;
     case Value::Kind::kList:
     case Value::Kind::kTuple: {
       if (v.size() == 0) {
@@ -92,7 +123,8 @@ void Dump(std::string& out, const Value& v, const std::string* indent, int level
         return;
       }
       ValueDict items = v.Items();
-      std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return Compare(a.first, b.first) < 0; });
+      std::stable_sort(items.begin(), items.end(),
+                       [](const auto& a, const auto& b) { return Compare(a.first, b.first) < 0; });
       out.push_back('{');
       for (size_t i = 0; i < items.size(); ++i) {
         if (i) out += indent ? "," : ", ";
@@ -105,7 +137,8 @@ void Dump(std::string& out, const Value& v, const std::string* indent, int level
       out.push_back('}');
       return;
     }
-    case Value::Kind::kObject: break;
+    case Value::Kind::kObject:
+      break;
   }
   throw OpError("Object of type " + TypeName(v) + " is not JSON serializable");
 }
@@ -129,11 +162,20 @@ std::string ToJsonText(const Value& v, const Value& indent) {
   out.reserve(raw.size());
   for (char c : raw) {
     switch (c) {
-      case '<': out += "\\u003c"; break;
-      case '>': out += "\\u003e"; break;
-      case '&': out += "\\u0026"; break;
-      case '\'': out += "\\u0027"; break;
-      default: out.push_back(c);
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      case '\'':
+        out += "\\u0027";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -144,12 +186,23 @@ std::string HtmlEscape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&#34;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -187,7 +240,8 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
     i = 1;
   }
   char sign = '-';
-  if (i < sp.size() && (sp[i] == '+' || sp[i] == '-' || sp[i] == ' ')) sign = static_cast<char>(sp[i++]);
+  if (i < sp.size() && (sp[i] == '+' || sp[i] == '-' || sp[i] == ' '))
+    sign = static_cast<char>(sp[i++]);
   bool alt = false;
   if (i < sp.size() && sp[i] == '#') alt = true, ++i;
   if (i < sp.size() && sp[i] == '0') {
@@ -219,7 +273,9 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
   std::string body, prefix;
   bool numeric = v.is_number() && type != 's';
   if (!numeric) {
-    if (type && type != 's') throw OpError(std::string("Unknown format code '") + type + "' for object of type '" + TypeName(v) + "'");
+    if (type && type != 's')
+      throw OpError(std::string("Unknown format code '") + type + "' for object of type '" +
+                    TypeName(v) + "'");
     body = ToStr(v);
     if (prec >= 0) {
       std::vector<size_t> b = pystr::Boundaries(body);
@@ -227,12 +283,13 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
     }
     if (!align) align = '<';
   } else {
-    bool intlike = !v.is_float() && type != 'e' && type != 'E' && type != 'f' && type != 'F' && type != 'g' &&
-                   type != 'G' && type != '%';
+    bool intlike = !v.is_float() && type != 'e' && type != 'E' && type != 'f' && type != 'F' &&
+                   type != 'g' && type != 'G' && type != '%';
     double d = v.f();
     bool neg;
     if (intlike) {
-      if (type && std::string("dbxXonc").find(type) == std::string::npos) throw OpError("Unknown format code");
+      if (type && std::string("dbxXonc").find(type) == std::string::npos)
+        throw OpError("Unknown format code");
       int64_t x = v.i();
       neg = x < 0;
       uint64_t u = neg ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
@@ -243,7 +300,8 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
         u /= base;
       } while (u);
       if (group) body = GroupDigits(body, group);
-      if (alt && base != 10) prefix = base == 2 ? "0b" : base == 8 ? "0o" : type == 'X' ? "0X" : "0x";
+      if (alt && base != 10)
+        prefix = base == 2 ? "0b" : base == 8 ? "0o" : type == 'X' ? "0X" : "0x";
     } else {
       neg = std::signbit(d) && !std::isnan(d);
       double a = std::fabs(d);
@@ -253,7 +311,8 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
         body = pystr::FloatRepr(a);
       } else {
         char cf = t == '%' ? 'f' : t;
-        std::string f = std::string("%") + (alt ? "#" : "") + "." + std::to_string(prec >= 0 ? prec : 6) + cf;
+        std::string f =
+            std::string("%") + (alt ? "#" : "") + "." + std::to_string(prec >= 0 ? prec : 6) + cf;
         char buf[512];
         std::snprintf(buf, sizeof(buf), f.c_str(), a);
         body = buf;
@@ -261,7 +320,8 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
       }
       if (group) {
         size_t end = body.find_first_not_of("0123456789");
-        body = GroupDigits(body.substr(0, end), group) + (end == std::string::npos ? "" : body.substr(end));
+        body = GroupDigits(body.substr(0, end), group) +
+               (end == std::string::npos ? "" : body.substr(end));
       }
       if (t == '%') body += "%";
     }
@@ -277,10 +337,14 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
     return f;
   };
   switch (align) {
-    case '<': return prefix + body + fill_n(pad);
-    case '>': return fill_n(pad) + prefix + body;
-    case '^': return fill_n(pad / 2) + prefix + body + fill_n(pad - pad / 2);
-    default: return prefix + fill_n(pad) + body;  // '='
+    case '<':
+      return prefix + body + fill_n(pad);
+    case '>':
+      return fill_n(pad) + prefix + body;
+    case '^':
+      return fill_n(pad / 2) + prefix + body + fill_n(pad - pad / 2);
+    default:
+      return prefix + fill_n(pad) + body;  // '='
   }
 }
 
@@ -327,20 +391,27 @@ std::string StrFormat(const std::string& fmt, const ValueList& args, const Kwarg
       throw OpError("attribute/index access in format fields is not supported");
     Value v;
     if (field.empty()) {
-      if (auto_idx >= args.size()) throw OpError("Replacement index " + std::to_string(auto_idx) + " out of range for positional args tuple");
+      if (auto_idx >= args.size())
+        throw OpError("Replacement index " + std::to_string(auto_idx) +
+                      " out of range for positional args tuple");
       v = args[auto_idx++];
     } else if (field.find_first_not_of("0123456789") == std::string::npos) {
       size_t idx = std::stoul(field);
-      if (idx >= args.size()) throw OpError("Replacement index " + field + " out of range for positional args tuple");
+      if (idx >= args.size())
+        throw OpError("Replacement index " + field + " out of range for positional args tuple");
       v = args[idx];
     } else {
-      auto it = std::find_if(kwargs.begin(), kwargs.end(), [&](const auto& kv) { return kv.first == field; });
+      auto it = std::find_if(kwargs.begin(), kwargs.end(),
+                             [&](const auto& kv) { return kv.first == field; });
       if (it == kwargs.end()) throw OpError("KeyError: " + pystr::Repr(field));
       v = it->second;
     }
-    if (conv == "r" || conv == "a") v = Value::Str(Repr(v));
-    else if (conv == "s") v = Value::Str(ToStr(v));
-    else if (!conv.empty()) throw OpError("Unknown conversion specifier " + conv);
+    if (conv == "r" || conv == "a")
+      v = Value::Str(Repr(v));
+    else if (conv == "s")
+      v = Value::Str(ToStr(v));
+    else if (!conv.empty())
+      throw OpError("Unknown conversion specifier " + conv);
     out += FormatSpec(v, spec);
   }
   return out;

@@ -90,7 +90,8 @@ Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
   if (!n.uses_kwargs && !rest.empty())
     throw OpError("macro '" + name_ + "' takes no keyword argument '" + rest[0].first + "'");
   if (!n.uses_varargs && args.size() > np)
-    throw OpError("macro '" + name_ + "' takes not more than " + std::to_string(np) + " argument(s)");
+    throw OpError("macro '" + name_ + "' takes not more than " + std::to_string(np) +
+                  " argument(s)");
   Interp::TemplateSwitch sw(&in, tmpl_);
   for (size_t i = 0; i < np; ++i) {
     if (given[i]) continue;
@@ -103,14 +104,16 @@ Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
     }
   }
   if (n.uses_varargs)
-    scope->Set("varargs", Value::Tuple(args.size() > np ? ValueList(args.begin() + np, args.end()) : ValueList()));
+    scope->Set("varargs", Value::Tuple(args.size() > np ? ValueList(args.begin() + np, args.end())
+                                                        : ValueList()));
   if (n.uses_kwargs) {
     ValueDict d;
     for (auto& kv : rest) d.emplace_back(Value::Str(kv.first), kv.second);
     scope->Set("kwargs", Value::Dict(std::move(d)));
   }
   if (n.uses_caller)
-    scope->Set("caller", found_caller ? caller : Value::Undef("no caller defined", in.Pos(n.line, n.col)));
+    scope->Set("caller",
+               found_caller ? caller : Value::Undef("no caller defined", in.Pos(n.line, n.col)));
   std::string out;
   in.RenderBody(n.body, scope, out);
   return Value::Str(std::move(out));
@@ -182,39 +185,51 @@ class LoopContext : public Object, public std::enable_shared_from_this<LoopConte
   explicit LoopContext(std::shared_ptr<ValueList> items) : items_(std::move(items)) {}
   std::string TypeName() const override { return "LoopContext"; }
   std::string Repr() const override {
-    return "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items_->size()) + ">";
+    return "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items_->size()) +
+           ">";
   }
   bool GetAttr(const std::string& name, Value* out) const override {
     const int64_t n = static_cast<int64_t>(items_->size());
     const int64_t i = static_cast<int64_t>(index0);
-    if (name == "index") *out = Value::Int(i + 1);
-    else if (name == "index0") *out = Value::Int(i);
-    else if (name == "revindex") *out = Value::Int(n - i);
-    else if (name == "revindex0") *out = Value::Int(n - i - 1);
-    else if (name == "first") *out = Value::Bool(i == 0);
-    else if (name == "last") *out = Value::Bool(i == n - 1);
-    else if (name == "length") *out = Value::Int(n);
-    else if (name == "depth") *out = Value::Int(1);
-    else if (name == "depth0") *out = Value::Int(0);
+    if (name == "index")
+      *out = Value::Int(i + 1);
+    else if (name == "index0")
+      *out = Value::Int(i);
+    else if (name == "revindex")
+      *out = Value::Int(n - i);
+    else if (name == "revindex0")
+      *out = Value::Int(n - i - 1);
+    else if (name == "first")
+      *out = Value::Bool(i == 0);
+    else if (name == "last")
+      *out = Value::Bool(i == n - 1);
+    else if (name == "length")
+      *out = Value::Int(n);
+    else if (name == "depth")
+      *out = Value::Int(1);
+    else if (name == "depth0")
+      *out = Value::Int(0);
     else if (name == "previtem")
       *out = i > 0 ? (*items_)[i - 1] : Value::Undef("there is no previous item", pos);
     else if (name == "nextitem")
       *out = i + 1 < n ? (*items_)[i + 1] : Value::Undef("there is no next item", pos);
     else if (name == "cycle") {
       size_t idx = index0;
-      *out = Value::Obj(std::make_shared<NativeFunction>("cycle", [idx](Interp&, ValueList& args, Kwargs&) {
-        if (args.empty()) throw OpError("no items for cycling given");
-        return args[idx % args.size()];
-      }));
+      *out = Value::Obj(
+          std::make_shared<NativeFunction>("cycle", [idx](Interp&, ValueList& args, Kwargs&) {
+            if (args.empty()) throw OpError("no items for cycling given");
+            return args[idx % args.size()];
+          }));
     } else if (name == "changed") {
       auto self = std::const_pointer_cast<LoopContext>(shared_from_this());
-      *out = Value::Obj(std::make_shared<NativeFunction>("changed", [self](Interp&, ValueList& args, Kwargs&) {
-        Value v = Value::List(args);
-        if (self->has_last_ && Equals(self->last_, v)) return Value::Bool(false);
-        self->last_ = v;
-        self->has_last_ = true;
-        return Value::Bool(true);
-      }));
+      *out = Value::Obj(
+          std::make_shared<NativeFunction>("changed", [self](Interp&, ValueList& args, Kwargs&) {
+            Value v = Value::List(args);
+            if (self->has_last_ && Equals(self->last_, v)) return Value::Bool(false);
+            self->last_ = v;
+            self->has_last_ = true;
+            return Value::Bool(true);
+          }));
     } else {
       return false;
     }
@@ -281,17 +296,21 @@ void Interp::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
   } else if (target.kind == Expr::K::kTuple) {
     ValueList items = Iterate(v);
     if (items.size() < target.items.size())
-      Fail(target.line, target.col, "not enough values to unpack (expected " + std::to_string(target.items.size()) +
-                                        ", got " + std::to_string(items.size()) + ")");
+      Fail(target.line, target.col,
+           "not enough values to unpack (expected " + std::to_string(target.items.size()) +
+               ", got " + std::to_string(items.size()) + ")");
     if (items.size() > target.items.size())
-      Fail(target.line, target.col, "too many values to unpack (expected " + std::to_string(target.items.size()) + ")");
+      Fail(target.line, target.col,
+           "too many values to unpack (expected " + std::to_string(target.items.size()) + ")");
     for (size_t i = 0; i < items.size(); ++i) Assign(*target.items[i], items[i], scope);
   } else if (target.kind == Expr::K::kGetAttr) {
     const Expr& ns_name = *target.items[0];
     Value ns = Lookup(ns_name.name, *scope, ns_name.line, ns_name.col);
     if (ns.is_undefined()) ThrowUndefined(ns);
     auto* obj = ns.is_object() ? dynamic_cast<Namespace*>(ns.obj()) : nullptr;
-    if (!obj) Fail(target.line, target.col, "cannot assign attribute on non-namespace object '" + ns_name.name + "'");
+    if (!obj)
+      Fail(target.line, target.col,
+           "cannot assign attribute on non-namespace object '" + ns_name.name + "'");
     obj->SetAttr(target.name, v);
   }
 }
@@ -421,7 +440,8 @@ void Interp::RenderFor(const Node& n, const ScopePtr& scope, std::string& out) {
     }
     loop->index0 = i;
     if (++iterations_ > kMaxLoopIterations)
-      Fail(n.line, n.col, "more than " + std::to_string(kMaxLoopIterations) + " loop iterations in one render");
+      Fail(n.line, n.col,
+           "more than " + std::to_string(kMaxLoopIterations) + " loop iterations in one render");
     iter_scope->vars.emplace_back("loop", loop_value);
     Assign(*n.target, (*shared_items)[i], iter_scope);
     RenderBody(n.body, iter_scope, out);
@@ -434,7 +454,8 @@ void Interp::RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& 
   ValueList args;
   Kwargs kwargs;
   EvalArgs(call, scope, args, kwargs);
-  kwargs.emplace_back("caller", Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, "caller")));
+  kwargs.emplace_back("caller",
+                      Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, "caller")));
   Value r;
   try {
     r = CallValue(callee, args, kwargs);
@@ -450,7 +471,8 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
   std::shared_ptr<const Template> t;
   for (const Value& v : names) {
     if (v.is_undefined()) ThrowUndefined(v);
-    if (!v.is_string()) Fail(n.expr->line, n.expr->col, "template name must be a string, got " + TypeName(v));
+    if (!v.is_string())
+      Fail(n.expr->line, n.expr->col, "template name must be a string, got " + TypeName(v));
     try {
       t = env_.Load(v.s());
     } catch (const OpError& e) {
@@ -462,14 +484,16 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
   }
   if (!t) {
     if (n.ignore_missing) return;
-    if (names.size() == 1) Fail(n.expr->line, n.expr->col, "template " + Repr(names[0]) + " not found");
+    if (names.size() == 1)
+      Fail(n.expr->line, n.expr->col, "template " + Repr(names[0]) + " not found");
     Fail(n.expr->line, n.expr->col, "none of the templates given were found: " + Repr(name));
   }
   ScopePtr inner = std::make_shared<Scope>();
   if (n.with_context) {
     inner->parent = scope;
     // Like Jinja2, included templates see the includer's variables but not its `loop`.
-    if (hidden_loop_.is_none()) hidden_loop_ = Value::Undef("undefined variable 'loop'", Pos(n.line, n.col));
+    if (hidden_loop_.is_none())
+      hidden_loop_ = Value::Undef("undefined variable 'loop'", Pos(n.line, n.col));
     inner->vars.emplace_back("loop", hidden_loop_);
   }
   try {
@@ -494,8 +518,9 @@ void Interp::RenderImport(const Node& n, const ScopePtr& scope) {
   for (const auto& [name, alias] : n.names) {
     Value v;
     if (!m->GetAttr(name, &v))
-      v = Value::Undef("the template " + pystr::Repr(m->name) + " (imported on line " + std::to_string(n.line) +
-                           ") does not export the requested name " + pystr::Repr(name),
+      v = Value::Undef("the template " + pystr::Repr(m->name) + " (imported on line " +
+                           std::to_string(n.line) + ") does not export the requested name " +
+                           pystr::Repr(name),
                        Pos(n.line, n.col));
     scope->Set(alias, v);
   }

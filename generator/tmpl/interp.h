@@ -20,8 +20,8 @@ using Function = std::function<Json(const std::vector<Json>& args, const Json& k
 struct Scope {
   std::vector<std::pair<std::string, Value>> vars;
   std::shared_ptr<Scope> parent;
-  const Json* data = nullptr;             // template context (render data) for root scopes
-  std::shared_ptr<void> data_owner;       // keeps `data` alive when it is owned
+  const Json* data = nullptr;        // template context (render data) for root scopes
+  std::shared_ptr<void> data_owner;  // keeps `data` alive when it is owned
 
   bool Find(const std::string& name, Value* out) const;
   void Set(const std::string& name, Value v);
@@ -34,8 +34,8 @@ using NativeFn = std::function<Value(Interp& in, ValueList& args, Kwargs& kwargs
 // Environment state shared by every render (owned by Environment).
 struct EnvData {
   std::string search_root;
-  std::unordered_map<std::string, Function> filters;    // user filters
-  std::unordered_map<std::string, Value> globals;       // user globals and functions
+  std::unordered_map<std::string, Function> filters;  // user filters
+  std::unordered_map<std::string, Value> globals;     // user globals and functions
   std::unordered_map<std::string, std::shared_ptr<const Template>> file_cache;
   std::unordered_map<std::string, std::shared_ptr<const Template>> string_cache;
 
@@ -200,7 +200,8 @@ FilterImpl FindBuiltinFilter(const std::string& name);
 TestImpl FindBuiltinTest(const std::string& name);
 // Python methods of str/dict/list: returns false if `recv` has no method `name`.
 bool HasMethod(const Value& recv, const std::string& name);
-Value CallMethod(Interp& in, const Value& recv, const std::string& name, ValueList& args, Kwargs& kwargs);
+Value CallMethod(Interp& in, const Value& recv, const std::string& name, ValueList& args,
+                 Kwargs& kwargs);
 void AddBuiltinGlobals(std::unordered_map<std::string, Value>& globals);
 
 // Operators (ops.cc).
@@ -211,13 +212,14 @@ std::string PercentFormat(const std::string& fmt, const Value& args);  // Python
 
 // Argument helpers for builtins: bind positional/keyword arguments to named parameters.
 struct ArgSpec {
-  const char* fn;                             // function name for messages
-  std::initializer_list<const char*> names;   // parameter names in order
-  size_t required = 0;                        // number of required leading parameters
+  const char* fn;                            // function name for messages
+  std::initializer_list<const char*> names;  // parameter names in order
+  size_t required = 0;                       // number of required leading parameters
 };
 // Returns one Value per parameter (undefined-free None where missing and optional) and sets
 // `given[i]` for the parameters that were passed. Throws OpError on bad arguments.
-std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs, std::vector<bool>* given = nullptr);
+std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs,
+                            std::vector<bool>* given = nullptr);
 int64_t ToInt(const Value& v, const char* what);  // requires an int/bool
 
 }  // namespace msc::tmpl

@@ -58,7 +58,8 @@ class Lexer {
   [[noreturn]] void Fail(size_t at, const std::string& msg) {
     Token t;
     SetPos(t, at);
-    throw msc::Error(file_ + ":" + std::to_string(t.line) + ":" + std::to_string(t.col) + ": " + msg);
+    throw msc::Error(file_ + ":" + std::to_string(t.line) + ":" + std::to_string(t.col) + ": " +
+                     msg);
   }
 
   void SetPos(Token& t, size_t at) {
@@ -116,7 +117,8 @@ class Lexer {
       ++tag;
     }
     char kind = s_[tag + 1];
-    char sign = (tag + 2 < s_.size() && (s_[tag + 2] == '-' || s_[tag + 2] == '+')) ? s_[tag + 2] : 0;
+    char sign =
+        (tag + 2 < s_.size() && (s_[tag + 2] == '-' || s_[tag + 2] == '+')) ? s_[tag + 2] : 0;
     bool raw_strip_after = false;
     char raw_sign = 0;
     size_t raw_end = kind == '%' ? MatchRawBegin(tag, &raw_sign, &raw_strip_after) : 0;
@@ -142,9 +144,12 @@ class Lexer {
       if (s_.compare(i, 6, "endraw") == 0) {
         i = SkipSpace(s_, i + 6);
         size_t end = 0;
-        if (s_.compare(i, 3, "-%}") == 0) end = SkipSpace(s_, i + 3);
-        else if (s_.compare(i, 3, "+%}") == 0) end = i + 3;
-        else if (s_.compare(i, 2, "%}") == 0) end = i + 2;
+        if (s_.compare(i, 3, "-%}") == 0)
+          end = SkipSpace(s_, i + 3);
+        else if (s_.compare(i, 3, "+%}") == 0)
+          end = i + 3;
+        else if (s_.compare(i, 2, "%}") == 0)
+          end = i + 2;
         if (end) {
           size_t data_end = sign == '-' ? RStripEnd(s_, pos, t) : t;
           if (data_end > pos) Emit(Tok::kData, s_.substr(pos, data_end - pos), pos);
@@ -172,7 +177,8 @@ class Lexer {
       if (i >= s_.size()) return i;  // parser reports the missing end tag
       if (balance.empty()) {
         size_t end_at = 0;
-        if (s_.compare(i, 2, end) == 0) end_at = i + 2;
+        if (s_.compare(i, 2, end) == 0)
+          end_at = i + 2;
         else if ((s_[i] == '-' || (s_[i] == '+' && !variable)) && s_.compare(i + 1, 2, end) == 0)
           end_at = s_[i] == '-' ? SkipSpace(s_, i + 3) : i + 3;
         if (end_at) {
@@ -236,23 +242,31 @@ class Lexer {
       char p = static_cast<char>(s_[i + 1] | 0x20);
       base = p == 'b' ? 2 : p == 'o' ? 8 : 16;
       auto ok = [&](char c) {
-        int d = IsDigit(c) ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 99;
+        int d = IsDigit(c)                               ? c - '0'
+                : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10
+                                                         : 99;
         return d < base;
       };
       k = i + 2;
       while (true) {
-        if (k < s_.size() && ok(s_[k])) txt.push_back(s_[k++]);
-        else if (k + 1 < s_.size() && s_[k] == '_' && ok(s_[k + 1])) ++k;
-        else break;
+        if (k < s_.size() && ok(s_[k]))
+          txt.push_back(s_[k++]);
+        else if (k + 1 < s_.size() && s_[k] == '_' && ok(s_[k + 1]))
+          ++k;
+        else
+          break;
       }
       if (txt.empty()) k = i + 1, txt = "0", base = 10;  // just "0"
     } else if (s_[i] == '0') {
       k = i + 1;
       txt = "0";
       while (true) {
-        if (k < s_.size() && s_[k] == '0') ++k;
-        else if (k + 1 < s_.size() && s_[k] == '_' && s_[k + 1] == '0') k += 2;
-        else break;
+        if (k < s_.size() && s_[k] == '0')
+          ++k;
+        else if (k + 1 < s_.size() && s_[k] == '_' && s_[k + 1] == '0')
+          k += 2;
+        else
+          break;
       }
     } else {
       k = digits(i);
@@ -263,7 +277,8 @@ class Lexer {
     t.type = Tok::kInt;
     t.text = s_.substr(i, k - i);
     SetPos(t, i);
-    if (!pystr::ParseInt(txt, base, &t.ival)) Fail(i, "integer literal " + t.text + " is out of the supported 64-bit range");
+    if (!pystr::ParseInt(txt, base, &t.ival))
+      Fail(i, "integer literal " + t.text + " is out of the supported 64-bit range");
     out_.push_back(t);
     return k;
   }
@@ -297,17 +312,38 @@ class Lexer {
       }
       char c = r[++k];
       switch (c) {
-        case '\n': break;
-        case '\\': out.push_back('\\'); break;
-        case '\'': out.push_back('\''); break;
-        case '"': out.push_back('"'); break;
-        case 'a': out.push_back('\a'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'v': out.push_back('\v'); break;
+        case '\n':
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '\'':
+          out.push_back('\'');
+          break;
+        case '"':
+          out.push_back('"');
+          break;
+        case 'a':
+          out.push_back('\a');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
+        case 'v':
+          out.push_back('\v');
+          break;
         case 'x':
         case 'u':
         case 'U': {
@@ -315,7 +351,9 @@ class Lexer {
           uint32_t cp = 0;
           for (size_t m = 1; m <= n; ++m) {
             char h = k + m < r.size() ? r[k + m] : 'g';
-            int d = IsDigit(h) ? h - '0' : (h | 0x20) >= 'a' && (h | 0x20) <= 'f' ? (h | 0x20) - 'a' + 10 : -1;
+            int d = IsDigit(h)                               ? h - '0'
+                    : (h | 0x20) >= 'a' && (h | 0x20) <= 'f' ? (h | 0x20) - 'a' + 10
+                                                             : -1;
             if (d < 0) Fail(at, "invalid \\" + std::string(1, c) + " escape in string literal");
             cp = cp * 16 + d;
           }
@@ -349,8 +387,9 @@ class Lexer {
       return k;
     }
     if (c == '\'' || c == '"') return LexString(i);
-    static const char* const kOps[] = {"//", "**", "==", "!=", ">=", "<=", "+", "-", "/", "*", "%", "~",
-                                       "[", "]", "(", ")", "{", "}", ">", "<", "=", ".", ":", "|", ",", ";"};
+    static const char* const kOps[] = {"//", "**", "==", "!=", ">=", "<=", "+", "-", "/",
+                                       "*",  "%",  "~",  "[",  "]",  "(",  ")", "{", "}",
+                                       ">",  "<",  "=",  ".",  ":",  "|",  ",", ";"};
     for (const char* op : kOps) {
       size_t n = strlen(op);
       if (s_.compare(i, n, op) != 0) continue;
@@ -398,17 +437,27 @@ std::vector<Token> Lex(const std::string& source, const std::string& file) {
 
 std::string Describe(const Token& t) {
   switch (t.type) {
-    case Tok::kData: return "template data";
-    case Tok::kVarBegin: return "begin of print statement";
-    case Tok::kVarEnd: return "end of print statement";
-    case Tok::kBlockBegin: return "begin of statement block";
-    case Tok::kBlockEnd: return "end of statement block";
-    case Tok::kName: return "'" + t.text + "'";
-    case Tok::kString: return "string " + pystr::Repr(t.text);
+    case Tok::kData:
+      return "template data";
+    case Tok::kVarBegin:
+      return "begin of print statement";
+    case Tok::kVarEnd:
+      return "end of print statement";
+    case Tok::kBlockBegin:
+      return "begin of statement block";
+    case Tok::kBlockEnd:
+      return "end of statement block";
+    case Tok::kName:
+      return "'" + t.text + "'";
+    case Tok::kString:
+      return "string " + pystr::Repr(t.text);
     case Tok::kInt:
-    case Tok::kFloat: return "number " + t.text;
-    case Tok::kOp: return "'" + t.text + "'";
-    case Tok::kEof: return "end of template";
+    case Tok::kFloat:
+      return "number " + t.text;
+    case Tok::kOp:
+      return "'" + t.text + "'";
+    case Tok::kEof:
+      return "end of template";
   }
   return "token";
 }

@@ -7,7 +7,8 @@
 
 namespace msc::tmpl {
 
-std::string StrFormat(const std::string& fmt, const ValueList& args, const Kwargs& kwargs);  // format.cc
+std::string StrFormat(const std::string& fmt, const ValueList& args,
+                      const Kwargs& kwargs);  // format.cc
 
 namespace {
 
@@ -16,7 +17,9 @@ class DictView : public Object {
  public:
   DictView(std::string kind, ValueList items) : kind_(std::move(kind)), items_(std::move(items)) {}
   std::string TypeName() const override { return kind_; }
-  std::string Repr() const override { return kind_ + "(" + msc::tmpl::Repr(Value::List(items_)) + ")"; }
+  std::string Repr() const override {
+    return kind_ + "(" + msc::tmpl::Repr(Value::List(items_)) + ")";
+  }
   bool Iter(ValueList* out) const override {
     *out = items_;
     return true;
@@ -29,33 +32,38 @@ class DictView : public Object {
 
 const std::unordered_set<std::string>& StrMethods() {
   static const std::unordered_set<std::string> s = {
-      "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find", "format",
-      "format_map", "index", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit", "isidentifier",
-      "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper", "join", "ljust", "lower",
-      "lstrip", "maketrans", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex",
-      "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase",
-      "title", "translate", "upper", "zfill"};
+      "capitalize",   "casefold",    "center",    "count",      "encode",       "endswith",
+      "expandtabs",   "find",        "format",    "format_map", "index",        "isalnum",
+      "isalpha",      "isascii",     "isdecimal", "isdigit",    "isidentifier", "islower",
+      "isnumeric",    "isprintable", "isspace",   "istitle",    "isupper",      "join",
+      "ljust",        "lower",       "lstrip",    "maketrans",  "partition",    "removeprefix",
+      "removesuffix", "replace",     "rfind",     "rindex",     "rjust",        "rpartition",
+      "rsplit",       "rstrip",      "split",     "splitlines", "startswith",   "strip",
+      "swapcase",     "title",       "translate", "upper",      "zfill"};
   return s;
 }
 const std::unordered_set<std::string>& DictMethods() {
-  static const std::unordered_set<std::string> s = {"clear", "copy", "fromkeys", "get", "items", "keys",
-                                                    "pop", "popitem", "setdefault", "update", "values"};
+  static const std::unordered_set<std::string> s = {"clear",      "copy",   "fromkeys", "get",
+                                                    "items",      "keys",   "pop",      "popitem",
+                                                    "setdefault", "update", "values"};
   return s;
 }
 const std::unordered_set<std::string>& ListMethods() {
-  static const std::unordered_set<std::string> s = {"append", "clear", "copy", "count", "extend", "index",
-                                                    "insert", "pop", "remove", "reverse", "sort"};
+  static const std::unordered_set<std::string> s = {"append", "clear",   "copy",   "count",
+                                                    "extend", "index",   "insert", "pop",
+                                                    "remove", "reverse", "sort"};
   return s;
 }
 
-std::vector<Value> Bind(const char* fn, std::initializer_list<const char*> names, size_t required, ValueList& args,
-                        Kwargs& kwargs, std::vector<bool>* given = nullptr) {
+std::vector<Value> Bind(const char* fn, std::initializer_list<const char*> names, size_t required,
+                        ValueList& args, Kwargs& kwargs, std::vector<bool>* given = nullptr) {
   return BindArgs(ArgSpec{fn, names, required}, args, kwargs, given);
 }
 
 const std::string& StrArg(const Value& v, const char* fn) {
   if (v.is_undefined()) ThrowUndefined(v);
-  if (!v.is_string()) throw OpError(std::string(fn) + "() argument must be str, not " + TypeName(v));
+  if (!v.is_string())
+    throw OpError(std::string(fn) + "() argument must be str, not " + TypeName(v));
   return v.s();
 }
 
@@ -70,12 +78,15 @@ Value Justify(const std::string& s, const std::string& name, ValueList& args, Kw
   auto a = Bind(name.c_str(), {"width", "fillchar"}, 1, args, kw, &given);
   int64_t width = ToInt(a[0], "width");
   std::string fill = given[1] ? StrArg(a[1], name.c_str()) : " ";
-  if (pystr::Length(fill) != 1) throw OpError("The fill character must be exactly one character long");
+  if (pystr::Length(fill) != 1)
+    throw OpError("The fill character must be exactly one character long");
   int64_t len = static_cast<int64_t>(pystr::Length(s));
   if (width <= len) return Value::Str(s);
   int64_t pad = width - len, left = 0;
-  if (name == "rjust") left = pad;
-  else if (name == "center") left = pad / 2 + (pad & width & 1);
+  if (name == "rjust")
+    left = pad;
+  else if (name == "center")
+    left = pad / 2 + (pad & width & 1);
   auto rep = [&](int64_t n) {
     std::string r;
     for (int64_t k = 0; k < n; ++k) r += fill;
@@ -86,7 +97,8 @@ Value Justify(const std::string& s, const std::string& name, ValueList& args, Kw
 
 Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwargs& kw) {
   const char* fn = m.c_str();
-  if (m == "upper" || m == "lower" || m == "casefold" || m == "capitalize" || m == "title" || m == "swapcase") {
+  if (m == "upper" || m == "lower" || m == "casefold" || m == "capitalize" || m == "title" ||
+      m == "swapcase") {
     Bind(fn, {}, 0, args, kw);
     if (m == "upper") return Value::Str(pystr::Upper(s));
     if (m == "lower" || m == "casefold") return Value::Str(pystr::Lower(s));
@@ -97,7 +109,8 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
   if (m == "strip" || m == "lstrip" || m == "rstrip") {
     auto a = Bind(fn, {"chars"}, 0, args, kw);
     std::string chars = a[0].is_none() ? "" : StrArg(a[0], fn);
-    return Value::Str(pystr::Strip(s, a[0].is_none() ? nullptr : &chars, m != "rstrip", m != "lstrip"));
+    return Value::Str(
+        pystr::Strip(s, a[0].is_none() ? nullptr : &chars, m != "rstrip", m != "lstrip"));
   }
   if (m == "split" || m == "rsplit") {
     auto a = Bind(fn, {"sep", "maxsplit"}, 0, args, kw);
@@ -113,7 +126,8 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
   if (m == "splitlines") {
     auto a = Bind(fn, {"keepends"}, 0, args, kw);
     ValueList out;
-    for (auto& part : pystr::SplitLines(s, !a[0].is_none() && Truthy(a[0]))) out.push_back(Value::Str(std::move(part)));
+    for (auto& part : pystr::SplitLines(s, !a[0].is_none() && Truthy(a[0])))
+      out.push_back(Value::Str(std::move(part)));
     return Value::List(std::move(out));
   }
   if (m == "startswith" || m == "endswith") {
@@ -121,8 +135,9 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
     ValueList options = a[0].is_tuple() ? Iterate(a[0]) : ValueList{a[0]};
     for (const Value& o : options) {
       const std::string& p = StrArg(o, fn);
-      bool hit = m == "startswith" ? s.compare(0, p.size(), p) == 0
-                                   : s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+      bool hit = m == "startswith"
+                     ? s.compare(0, p.size(), p) == 0
+                     : s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
       if (hit) return Value::Bool(true);
     }
     return Value::Bool(false);
@@ -139,7 +154,8 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
     for (const Value& v : Iterate(a[0])) {
       if (!first) out += s;
       first = false;
-      if (!v.is_string()) throw OpError("sequence item: expected str instance, " + TypeName(v) + " found");
+      if (!v.is_string())
+        throw OpError("sequence item: expected str instance, " + TypeName(v) + " found");
       out += v.s();
     }
     return Value::Str(std::move(out));
@@ -160,13 +176,16 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
     int64_t width = ToInt(a[0], "width"), len = static_cast<int64_t>(pystr::Length(s));
     if (width <= len) return Value::Str(s);
     size_t sign = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
-    return Value::Str(s.substr(0, sign) + std::string(static_cast<size_t>(width - len), '0') + s.substr(sign));
+    return Value::Str(s.substr(0, sign) + std::string(static_cast<size_t>(width - len), '0') +
+                      s.substr(sign));
   }
   if (m == "removeprefix" || m == "removesuffix") {
     auto a = Bind(fn, {"affix"}, 1, args, kw);
     const std::string& p = StrArg(a[0], fn);
-    if (m == "removeprefix" && s.compare(0, p.size(), p) == 0) return Value::Str(s.substr(p.size()));
-    if (m == "removesuffix" && !p.empty() && s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0)
+    if (m == "removeprefix" && s.compare(0, p.size(), p) == 0)
+      return Value::Str(s.substr(p.size()));
+    if (m == "removesuffix" && !p.empty() && s.size() >= p.size() &&
+        s.compare(s.size() - p.size(), p.size(), p) == 0)
       return Value::Str(s.substr(0, s.size() - p.size()));
     return Value::Str(s);
   }
@@ -178,19 +197,26 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
     if (f == std::string::npos)
       return m == "partition" ? Value::Tuple({Value::Str(s), Value::Str(""), Value::Str("")})
                               : Value::Tuple({Value::Str(""), Value::Str(""), Value::Str(s)});
-    return Value::Tuple({Value::Str(s.substr(0, f)), Value::Str(sep), Value::Str(s.substr(f + sep.size()))});
+    return Value::Tuple(
+        {Value::Str(s.substr(0, f)), Value::Str(sep), Value::Str(s.substr(f + sep.size()))});
   }
   if (m == "format") return Value::Str(StrFormat(s, args, kw));
   if (m.compare(0, 2, "is") == 0) {
     Bind(fn, {}, 0, args, kw);
-    if (m == "isdigit" || m == "isdecimal" || m == "isnumeric") return Value::Bool(AllChars(s, pystr::IsDigitChar));
+    if (m == "isdigit" || m == "isdecimal" || m == "isnumeric")
+      return Value::Bool(AllChars(s, pystr::IsDigitChar));
     if (m == "isalpha") return Value::Bool(AllChars(s, pystr::IsAlphaChar));
-    if (m == "isalnum") return Value::Bool(AllChars(s, [](char32_t c) { return pystr::IsAlphaChar(c) || pystr::IsDigitChar(c); }));
+    if (m == "isalnum")
+      return Value::Bool(
+          AllChars(s, [](char32_t c) { return pystr::IsAlphaChar(c) || pystr::IsDigitChar(c); }));
     if (m == "isspace") return Value::Bool(AllChars(s, pystr::IsSpace));
-    if (m == "isascii") return Value::Bool(std::all_of(s.begin(), s.end(), [](char c) { return (c & 0x80) == 0; }));
+    if (m == "isascii")
+      return Value::Bool(std::all_of(s.begin(), s.end(), [](char c) { return (c & 0x80) == 0; }));
     if (m == "isprintable") {
       std::u32string u = pystr::Decode(s);
-      return Value::Bool(std::all_of(u.begin(), u.end(), [](char32_t c) { return c == ' ' || (c > 0x20 && pystr::IsPrintable(c)); }));
+      return Value::Bool(std::all_of(u.begin(), u.end(), [](char32_t c) {
+        return c == ' ' || (c > 0x20 && pystr::IsPrintable(c));
+      }));
     }
     if (m == "isidentifier") {
       std::u32string u = pystr::Decode(s);
@@ -211,8 +237,10 @@ Value DictMethod(const Value& d, const std::string& m, ValueList& args, Kwargs& 
     Bind(fn, {}, 0, args, kw);
     ValueList out;
     for (auto& kv : d.Items()) {
-      if (m == "items") out.push_back(Value::Tuple({kv.first, kv.second}));
-      else out.push_back(m == "keys" ? kv.first : kv.second);
+      if (m == "items")
+        out.push_back(Value::Tuple({kv.first, kv.second}));
+      else
+        out.push_back(m == "keys" ? kv.first : kv.second);
     }
     return Value::Obj(std::make_shared<DictView>("dict_" + m, std::move(out)));
   }
@@ -254,15 +282,21 @@ Value ListMethod(const Value& l, const std::string& m, ValueList& args, Kwargs& 
 
 bool HasMethod(const Value& recv, const std::string& name) {
   switch (recv.kind()) {
-    case Value::Kind::kString: return StrMethods().count(name) > 0;
-    case Value::Kind::kDict: return DictMethods().count(name) > 0;
-    case Value::Kind::kList: return ListMethods().count(name) > 0;
-    case Value::Kind::kTuple: return name == "count" || name == "index";
-    default: return false;
+    case Value::Kind::kString:
+      return StrMethods().count(name) > 0;
+    case Value::Kind::kDict:
+      return DictMethods().count(name) > 0;
+    case Value::Kind::kList:
+      return ListMethods().count(name) > 0;
+    case Value::Kind::kTuple:
+      return name == "count" || name == "index";
+    default:
+      return false;
   }
 }
 
-Value CallMethod(Interp&, const Value& recv, const std::string& name, ValueList& args, Kwargs& kwargs) {
+Value CallMethod(Interp&, const Value& recv, const std::string& name, ValueList& args,
+                 Kwargs& kwargs) {
   for (const Value& a : args)
     if (a.is_undefined() && !a.is_lenient_undefined()) ThrowUndefined(a);
   if (recv.is_string()) return StrMethod(recv.s(), name, args, kwargs);
@@ -282,16 +316,18 @@ class Cycler : public Object, public std::enable_shared_from_this<Cycler> {
     if (name == "current") {
       *out = items_[pos_];
     } else if (name == "next") {
-      *out = Value::Obj(std::make_shared<NativeFunction>("next", [self](Interp&, ValueList&, Kwargs&) {
-        Value v = self->items_[self->pos_];
-        self->pos_ = (self->pos_ + 1) % self->items_.size();
-        return v;
-      }));
+      *out =
+          Value::Obj(std::make_shared<NativeFunction>("next", [self](Interp&, ValueList&, Kwargs&) {
+            Value v = self->items_[self->pos_];
+            self->pos_ = (self->pos_ + 1) % self->items_.size();
+            return v;
+          }));
     } else if (name == "reset") {
-      *out = Value::Obj(std::make_shared<NativeFunction>("reset", [self](Interp&, ValueList&, Kwargs&) {
-        self->pos_ = 0;
-        return Value();
-      }));
+      *out = Value::Obj(
+          std::make_shared<NativeFunction>("reset", [self](Interp&, ValueList&, Kwargs&) {
+            self->pos_ = 0;
+            return Value();
+          }));
     } else {
       return false;
     }
@@ -303,14 +339,17 @@ class Cycler : public Object, public std::enable_shared_from_this<Cycler> {
   size_t pos_ = 0;
 };
 
-Value Fn(const char* name, NativeFn fn) { return Value::Obj(std::make_shared<NativeFunction>(name, std::move(fn))); }
+Value Fn(const char* name, NativeFn fn) {
+  return Value::Obj(std::make_shared<NativeFunction>(name, std::move(fn)));
+}
 
 }  // namespace
 
 void AddBuiltinGlobals(std::unordered_map<std::string, Value>& globals) {
   globals["range"] = Fn("range", [](Interp&, ValueList& args, Kwargs& kw) {
     if (!kw.empty()) throw OpError("range() takes no keyword arguments");
-    if (args.empty() || args.size() > 3) throw OpError("range expected 1 to 3 arguments, got " + std::to_string(args.size()));
+    if (args.empty() || args.size() > 3)
+      throw OpError("range expected 1 to 3 arguments, got " + std::to_string(args.size()));
     int64_t start = 0, stop, step = 1;
     if (args.size() == 1) {
       stop = ToInt(args[0], "range() argument");
@@ -329,7 +368,8 @@ void AddBuiltinGlobals(std::unordered_map<std::string, Value>& globals) {
     ValueDict d;
     if (args.size() > 1) throw OpError("dict expected at most 1 argument");
     if (args.size() == 1) {
-      if (args[0].is_dict()) d = args[0].Items();
+      if (args[0].is_dict())
+        d = args[0].Items();
       else
         for (const Value& pair : Iterate(args[0])) {
           ValueList kv = Iterate(pair);
@@ -338,9 +378,13 @@ void AddBuiltinGlobals(std::unordered_map<std::string, Value>& globals) {
         }
     }
     for (auto& kv : kw) {
-      auto it = std::find_if(d.begin(), d.end(), [&](auto& e) { return e.first.is_string() && e.first.s() == kv.first; });
-      if (it != d.end()) it->second = kv.second;
-      else d.emplace_back(Value::Str(kv.first), kv.second);
+      auto it = std::find_if(d.begin(), d.end(), [&](auto& e) {
+        return e.first.is_string() && e.first.s() == kv.first;
+      });
+      if (it != d.end())
+        it->second = kv.second;
+      else
+        d.emplace_back(Value::Str(kv.first), kv.second);
     }
     return Value::Dict(std::move(d));
   });

@@ -19,7 +19,8 @@ void CheckUndef(const Value& a, const Value& b) {
 }
 
 [[noreturn]] void Unsupported(const std::string& op, const Value& a, const Value& b) {
-  throw OpError("unsupported operand type(s) for " + op + ": '" + TypeName(a) + "' and '" + TypeName(b) + "'");
+  throw OpError("unsupported operand type(s) for " + op + ": '" + TypeName(a) + "' and '" +
+                TypeName(b) + "'");
 }
 
 [[noreturn]] void Overflow() {
@@ -31,13 +32,15 @@ bool IsIntLike(const Value& v) { return v.is_int() || v.is_bool(); }
 Value Repeat(const Value& seq, int64_t n) {
   if (n < 0) n = 0;
   if (seq.is_string()) {
-    if (n > 0 && seq.s().size() * static_cast<uint64_t>(n) > kMaxResultSize) throw OpError("repeated string is too large");
+    if (n > 0 && seq.s().size() * static_cast<uint64_t>(n) > kMaxResultSize)
+      throw OpError("repeated string is too large");
     std::string out;
     out.reserve(seq.s().size() * static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) out += seq.s();
     return Value::Str(std::move(out));
   }
-  if (n > 0 && seq.size() * static_cast<uint64_t>(n) > kMaxResultSize / 64) throw OpError("repeated list is too large");
+  if (n > 0 && seq.size() * static_cast<uint64_t>(n) > kMaxResultSize / 64)
+    throw OpError("repeated list is too large");
   ValueList out;
   for (int64_t i = 0; i < n; ++i)
     for (size_t k = 0; k < seq.size(); ++k) out.push_back(seq.at(k));
@@ -79,15 +82,18 @@ Value Power(const Value& a, const Value& b) {
       if (exp & 1)
         if (__builtin_mul_overflow(result, base, &result)) Overflow();
       exp >>= 1;
-      if (exp > 0 && __builtin_mul_overflow(base, base, &base)) Overflow();  // |base| >= 2^32 is still needed
+      if (exp > 0 && __builtin_mul_overflow(base, base, &base))
+        Overflow();  // |base| >= 2^32 is still needed
     }
     return Value::Int(result);
   }
   double x = a.f(), y = b.f();
   if (x == 0.0 && y < 0) throw OpError("0.0 cannot be raised to a negative power");
-  if (x < 0 && std::isfinite(y) && y != std::floor(y)) throw OpError("complex results are not supported");
+  if (x < 0 && std::isfinite(y) && y != std::floor(y))
+    throw OpError("complex results are not supported");
   double r = std::pow(x, y);
-  if (std::isinf(r) && std::isfinite(x) && std::isfinite(y)) throw OpError("(34, 'Numerical result out of range')");
+  if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
+    throw OpError("(34, 'Numerical result out of range')");
   return Value::Float(r);
 }
 
@@ -107,7 +113,8 @@ Value BinaryOp(const std::string& op, const Value& a, const Value& b) {
     if (a.is_string() && b.is_string()) {
       if (a.s().size() + b.s().size() > kMaxResultSize) throw OpError("string is too large");
       if (a.is_markup() != b.is_markup())  // Markup + str escapes the str
-        return Value::Markup((a.is_markup() ? a.s() : HtmlEscape(a.s())) + (b.is_markup() ? b.s() : HtmlEscape(b.s())));
+        return Value::Markup((a.is_markup() ? a.s() : HtmlEscape(a.s())) +
+                             (b.is_markup() ? b.s() : HtmlEscape(b.s())));
       return a.is_markup() ? Value::Markup(a.s() + b.s()) : Value::Str(a.s() + b.s());
     }
     if (a.is_seq() && a.kind() == b.kind()) {
@@ -116,7 +123,8 @@ Value BinaryOp(const std::string& op, const Value& a, const Value& b) {
       return a.is_tuple() ? Value::Tuple(std::move(out)) : Value::List(std::move(out));
     }
     if (a.is_string() || a.is_seq())
-      throw OpError("can only concatenate " + TypeName(a) + " (not \"" + TypeName(b) + "\") to " + TypeName(a));
+      throw OpError("can only concatenate " + TypeName(a) + " (not \"" + TypeName(b) + "\") to " +
+                    TypeName(a));
     Unsupported(op, a, b);
   }
   if (op == "-") {
@@ -134,7 +142,8 @@ Value BinaryOp(const std::string& op, const Value& a, const Value& b) {
     if ((a.is_string() || a.is_seq()) && IsIntLike(b)) return Repeat(a, b.i());
     if ((b.is_string() || b.is_seq()) && IsIntLike(a)) return Repeat(b, a.i());
     if (a.is_string() || a.is_seq() || b.is_string() || b.is_seq())
-      throw OpError("can't multiply sequence by non-int of type '" + TypeName(a.is_string() || a.is_seq() ? b : a) + "'");
+      throw OpError("can't multiply sequence by non-int of type '" +
+                    TypeName(a.is_string() || a.is_seq() ? b : a) + "'");
     Unsupported(op, a, b);
   }
   if (op == "**") {
@@ -218,7 +227,8 @@ Value Slice(const Value& v, const Value& start, const Value& stop, const Value& 
   int64_t e = norm(stop, st > 0 ? upper : lower);
   if (v.is_string()) {
     std::string out;
-    for (int64_t i = b; st > 0 ? i < e : i > e; i += st) out.append(v.s(), bounds[i], bounds[i + 1] - bounds[i]);
+    for (int64_t i = b; st > 0 ? i < e : i > e; i += st)
+      out.append(v.s(), bounds[i], bounds[i + 1] - bounds[i]);
     return Value::Str(std::move(out));
   }
   ValueList out;
@@ -322,12 +332,18 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
     Spec sp;
     for (; i < fmt.size(); ++i) {
       char c = fmt[i];
-      if (c == '-') sp.left = true;
-      else if (c == '+') sp.plus = true;
-      else if (c == ' ') sp.space = true;
-      else if (c == '#') sp.alt = true;
-      else if (c == '0') sp.zero = true;
-      else break;
+      if (c == '-')
+        sp.left = true;
+      else if (c == '+')
+        sp.plus = true;
+      else if (c == ' ')
+        sp.space = true;
+      else if (c == '#')
+        sp.alt = true;
+      else if (c == '0')
+        sp.zero = true;
+      else
+        break;
     }
     auto read_num = [&](int* dst) {
       if (i < fmt.size() && fmt[i] == '*') {
@@ -385,8 +401,11 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
           v = val.i();
         } else if (val.is_float()) {
           double d = val.f();
-          if (!std::isfinite(d)) throw OpError(std::string("cannot convert float ") + (std::isnan(d) ? "NaN" : "infinity") + " to integer");
-          if (std::fabs(d) >= 9.2e18) {  // Python: int(d) is exact; so is glibc's %.0f of an integral double
+          if (!std::isfinite(d))
+            throw OpError(std::string("cannot convert float ") +
+                          (std::isnan(d) ? "NaN" : "infinity") + " to integer");
+          if (std::fabs(d) >=
+              9.2e18) {  // Python: int(d) is exact; so is glibc's %.0f of an integral double
             char buf[400];
             std::snprintf(buf, sizeof(buf), "%.0f", std::fabs(std::trunc(d)));
             out += FormatDigits(d < 0, buf, 10, false, sp);
@@ -394,7 +413,8 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
           }
           v = static_cast<int64_t>(d);
         } else {
-          throw OpError(std::string("%") + type + " format: a real number is required, not " + TypeName(val));
+          throw OpError(std::string("%") + type + " format: a real number is required, not " +
+                        TypeName(val));
         }
         out += FormatIntSpec(v, 10, false, sp);
         break;
@@ -403,7 +423,8 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
       case 'X':
       case 'o':
         if (!IsIntLike(val))
-          throw OpError(std::string("%") + type + " format: an integer is required, not " + TypeName(val));
+          throw OpError(std::string("%") + type + " format: an integer is required, not " +
+                        TypeName(val));
         out += FormatIntSpec(val.i(), type == 'o' ? 8 : 16, type == 'X', sp);
         break;
       case 'e':
@@ -432,18 +453,20 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
         throw OpError(std::string("unsupported format character '") + type + "'");
     }
   }
-  if (!mapping && next < items.size()) throw OpError("not all arguments converted during string formatting");
+  if (!mapping && next < items.size())
+    throw OpError("not all arguments converted during string formatting");
   return out;
 }
 
 // ---- argument binding helpers ----
-std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs, std::vector<bool>* given) {
+std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs,
+                            std::vector<bool>* given) {
   const size_t n = spec.names.size();
   std::vector<Value> out(n);
   std::vector<bool> have(n, false);
   if (args.size() > n)
-    throw OpError(std::string(spec.fn) + "() takes at most " + std::to_string(n) + " argument(s) (" +
-                  std::to_string(args.size()) + " given)");
+    throw OpError(std::string(spec.fn) + "() takes at most " + std::to_string(n) +
+                  " argument(s) (" + std::to_string(args.size()) + " given)");
   for (size_t i = 0; i < args.size(); ++i) {
     out[i] = args[i];
     have[i] = true;
@@ -455,13 +478,19 @@ std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs
       if (kv.first == name) idx = i;
       ++i;
     }
-    if (idx == n) throw OpError(std::string(spec.fn) + "() got an unexpected keyword argument '" + kv.first + "'");
-    if (have[idx]) throw OpError(std::string(spec.fn) + "() got multiple values for argument '" + kv.first + "'");
+    if (idx == n)
+      throw OpError(std::string(spec.fn) + "() got an unexpected keyword argument '" + kv.first +
+                    "'");
+    if (have[idx])
+      throw OpError(std::string(spec.fn) + "() got multiple values for argument '" + kv.first +
+                    "'");
     out[idx] = kv.second;
     have[idx] = true;
   }
   for (size_t i = 0; i < spec.required; ++i)
-    if (!have[i]) throw OpError(std::string(spec.fn) + "() missing required argument '" + spec.names.begin()[i] + "'");
+    if (!have[i])
+      throw OpError(std::string(spec.fn) + "() missing required argument '" +
+                    spec.names.begin()[i] + "'");
   if (given) *given = have;
   return out;
 }

@@ -16,7 +16,8 @@ class Parser : public ExprParser {
   Body Subparse(const std::vector<std::string>& end_tags);
   NodePtr MakeNode(Node::K k, const Token& at);
   static std::string JoinTags(const std::vector<std::string>& tags);
-  Body ParseStatements(const std::vector<std::string>& end_tags, const Token& opener, bool drop_needle);
+  Body ParseStatements(const std::vector<std::string>& end_tags, const Token& opener,
+                       bool drop_needle);
   NodePtr ParseStatement(const Token& open);
   NodePtr ParseIf();
   NodePtr ParseFor();
@@ -84,7 +85,8 @@ std::string Parser::JoinTags(const std::vector<std::string>& tags) {
   return s;
 }
 
-Body Parser::ParseStatements(const std::vector<std::string>& end_tags, const Token& opener, bool drop_needle) {
+Body Parser::ParseStatements(const std::vector<std::string>& end_tags, const Token& opener,
+                             bool drop_needle) {
   DepthGuard guard(this);
   SkipOp(":");
   ExpectBlockEnd();
@@ -92,8 +94,8 @@ Body Parser::ParseStatements(const std::vector<std::string>& end_tags, const Tok
   Body body = Subparse(end_tags);
   open_.pop_back();
   if (Cur().type == Tok::kEof) {
-    Fail(Cur(), "expected " + JoinTags(end_tags) + ", got end of template (unclosed '" + opener.text +
-                    "' opened at line " + std::to_string(opener.line) + ")");
+    Fail(Cur(), "expected " + JoinTags(end_tags) + ", got end of template (unclosed '" +
+                    opener.text + "' opened at line " + std::to_string(opener.line) + ")");
   }
   if (drop_needle) Next();
   return body;
@@ -119,15 +121,18 @@ NodePtr Parser::ParseStatement(const Token& open) {
     return n;
   }
   (void)open;
-  if (w == "extends" || w == "block" || w == "autoescape" || w == "do" || w == "break" || w == "continue")
+  if (w == "extends" || w == "block" || w == "autoescape" || w == "do" || w == "break" ||
+      w == "continue")
     Fail(tok, "'" + w + "' is not supported by this template engine");
-  static const char* const kEndTags[] = {"endif", "endfor", "endset", "endmacro", "endcall", "endfilter",
-                                         "endwith", "else", "elif", "endraw", "endblock"};
+  static const char* const kEndTags[] = {"endif",   "endfor",    "endset",  "endmacro",
+                                         "endcall", "endfilter", "endwith", "else",
+                                         "elif",    "endraw",    "endblock"};
   for (const char* e : kEndTags) {
     if (w != e) continue;
     if (open_.empty()) Fail(tok, "unexpected '" + w + "' (no block is open)");
     Fail(tok, "expected " + JoinTags(*open_.back().second) + ", got '" + w + "' (unclosed '" +
-                  open_.back().first->text + "' opened at line " + std::to_string(open_.back().first->line) + ")");
+                  open_.back().first->text + "' opened at line " +
+                  std::to_string(open_.back().first->line) + ")");
   }
   Fail(tok, "unknown tag '" + w + "'");
 }
@@ -219,7 +224,8 @@ NodePtr Parser::ParseCallBlock() {
 }
 
 void Parser::ParseImportContext(Node* n, bool dflt) {
-  if ((IsName("with") || IsName("without")) && Look().type == Tok::kName && Look().text == "context") {
+  if ((IsName("with") || IsName("without")) && Look().type == Tok::kName &&
+      Look().text == "context") {
     n->with_context = Next().text == "with";
     Next();
   } else {
@@ -255,7 +261,8 @@ NodePtr Parser::ParseFrom() {
   n->expr = ParseExpression(true);
   ExpectName("import");
   auto parse_context = [&]() {
-    if ((IsName("with") || IsName("without")) && Look().type == Tok::kName && Look().text == "context") {
+    if ((IsName("with") || IsName("without")) && Look().type == Tok::kName &&
+        Look().text == "context") {
       n->with_context = Next().text == "with";
       Next();
       return true;
@@ -331,9 +338,7 @@ void Parser::ScanBody(const Body& body, Node* m) {
   }
 }
 
-void Parser::ScanSpecialNames(Node* m) {
-  ScanBody(m->body, m);
-}
+void Parser::ScanSpecialNames(Node* m) { ScanBody(m->body, m); }
 
 }  // namespace
 }  // namespace detail

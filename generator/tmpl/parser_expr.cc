@@ -3,7 +3,9 @@
 
 namespace msc::tmpl::detail {
 
-ExprPtr ExprParser::ParseAssignTarget(bool with_tuple, bool name_only, const std::vector<std::string>& extra_end, bool with_namespace) {
+ExprPtr ExprParser::ParseAssignTarget(bool with_tuple, bool name_only,
+                                      const std::vector<std::string>& extra_end,
+                                      bool with_namespace) {
   const Token& at = Cur();
   ExprPtr target;
   if (with_namespace && Cur().type == Tok::kName && Look().type == Tok::kOp && Look().text == ".") {
@@ -41,10 +43,12 @@ void ExprParser::CheckAssignable(const Expr* e) {
 
 bool ExprParser::IsTupleEnd(const std::vector<std::string>& extra_end) const {
   if (Cur().type == Tok::kVarEnd || Cur().type == Tok::kBlockEnd || IsOp(")")) return true;
-  return Cur().type == Tok::kName && std::find(extra_end.begin(), extra_end.end(), Cur().text) != extra_end.end();
+  return Cur().type == Tok::kName &&
+         std::find(extra_end.begin(), extra_end.end(), Cur().text) != extra_end.end();
 }
 
-ExprPtr ExprParser::ParseTuple(bool simplified, bool with_condexpr, const std::vector<std::string>& extra_end, bool explicit_parens) {
+ExprPtr ExprParser::ParseTuple(bool simplified, bool with_condexpr,
+                               const std::vector<std::string>& extra_end, bool explicit_parens) {
   const Token& at = Cur();
   std::vector<ExprPtr> items;
   bool is_tuple = false;
@@ -52,8 +56,10 @@ ExprPtr ExprParser::ParseTuple(bool simplified, bool with_condexpr, const std::v
     if (!items.empty()) ExpectOp(",");
     if (IsTupleEnd(extra_end)) break;
     items.push_back(simplified ? ParsePrimary() : ParseExpression(with_condexpr));
-    if (IsOp(",")) is_tuple = true;
-    else break;
+    if (IsOp(","))
+      is_tuple = true;
+    else
+      break;
   }
   if (!is_tuple) {
     if (!items.empty()) return std::move(items[0]);
@@ -79,7 +85,8 @@ ExprPtr ExprParser::ParseExpression(bool with_condexpr) {
   return e;
 }
 
-ExprPtr ExprParser::Binary(Expr::K k, const Token& at, ExprPtr a, ExprPtr b, const std::string& op) {
+ExprPtr ExprParser::Binary(Expr::K k, const Token& at, ExprPtr a, ExprPtr b,
+                           const std::string& op) {
   auto e = MakeExpr(k, at);
   e->name = op;
   e->items.push_back(std::move(a));
@@ -203,9 +210,12 @@ ExprPtr ExprParser::ParsePrimary() {
     case Tok::kName: {
       e = MakeExpr(Expr::K::kConst, tok);
       const std::string& n = tok.text;
-      if (n == "true" || n == "True") e->value = Value::Bool(true);
-      else if (n == "false" || n == "False") e->value = Value::Bool(false);
-      else if (n == "none" || n == "None") e->value = Value();
+      if (n == "true" || n == "True")
+        e->value = Value::Bool(true);
+      else if (n == "false" || n == "False")
+        e->value = Value::Bool(false);
+      else if (n == "none" || n == "None")
+        e->value = Value();
       else {
         e->kind = Expr::K::kName;
         e->name = n;
@@ -270,18 +280,25 @@ ExprPtr ExprParser::ParseDict() {
 
 ExprPtr ExprParser::ParsePostfix(ExprPtr e) {
   while (true) {
-    if (IsOp(".") || IsOp("[")) e = ParseSubscript(std::move(e));
-    else if (IsOp("(")) e = ParseCall(std::move(e));
-    else return e;
+    if (IsOp(".") || IsOp("["))
+      e = ParseSubscript(std::move(e));
+    else if (IsOp("("))
+      e = ParseCall(std::move(e));
+    else
+      return e;
   }
 }
 
 ExprPtr ExprParser::ParseFilterExpr(ExprPtr e) {
   while (true) {
-    if (IsOp("|")) e = ParseFilter(std::move(e), false);
-    else if (IsName("is")) e = ParseTest(std::move(e));
-    else if (IsOp("(")) e = ParseCall(std::move(e));
-    else return e;
+    if (IsOp("|"))
+      e = ParseFilter(std::move(e), false);
+    else if (IsName("is"))
+      e = ParseTest(std::move(e));
+    else if (IsOp("("))
+      e = ParseCall(std::move(e));
+    else
+      return e;
   }
 }
 
@@ -332,12 +349,17 @@ ExprPtr ExprParser::ParseSubscribed() {
     if (!SkipOp(":")) return node;
     args.push_back(std::move(node));
   }
-  if (IsOp(":")) args.push_back(nullptr);
-  else if (!IsOp("]") && !IsOp(",")) args.push_back(ParseExpression(true));
-  else args.push_back(nullptr);
+  if (IsOp(":"))
+    args.push_back(nullptr);
+  else if (!IsOp("]") && !IsOp(","))
+    args.push_back(ParseExpression(true));
+  else
+    args.push_back(nullptr);
   if (SkipOp(":")) {
-    if (!IsOp("]") && !IsOp(",")) args.push_back(ParseExpression(true));
-    else args.push_back(nullptr);
+    if (!IsOp("]") && !IsOp(","))
+      args.push_back(ParseExpression(true));
+    else
+      args.push_back(nullptr);
   } else {
     args.push_back(nullptr);
   }
@@ -416,8 +438,8 @@ ExprPtr ExprParser::ParseTest(ExprPtr node) {
   const Token& c = Cur();
   if (IsOp("(")) {
     ParseCallArgs(e.get());
-  } else if ((c.type == Tok::kName || c.type == Tok::kString || c.type == Tok::kInt || c.type == Tok::kFloat ||
-              IsOp("[") || IsOp("{")) &&
+  } else if ((c.type == Tok::kName || c.type == Tok::kString || c.type == Tok::kInt ||
+              c.type == Tok::kFloat || IsOp("[") || IsOp("{")) &&
              !(IsName("else") || IsName("or") || IsName("and"))) {
     if (IsName("is")) Fail(c, "you cannot chain multiple tests with is");
     e->args.push_back(ParsePostfix(ParsePrimary()));

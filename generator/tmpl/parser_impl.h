@@ -47,9 +47,12 @@ class ParserBase {
   }
 
   [[noreturn]] void Fail(const Token& at, const std::string& msg) {
-    throw msc::Error(file_ + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " + msg);
+    throw msc::Error(file_ + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " +
+                     msg);
   }
-  [[noreturn]] void Expected(const std::string& what) { Fail(Cur(), "expected " + what + ", got " + Describe(Cur())); }
+  [[noreturn]] void Expected(const std::string& what) {
+    Fail(Cur(), "expected " + what + ", got " + Describe(Cur()));
+  }
 
   void ExpectOp(const char* op) {
     if (!SkipOp(op)) Expected(std::string("'") + op + "'");
@@ -77,7 +80,9 @@ class ParserBase {
   struct DepthGuard {
     ParserBase* p;
     explicit DepthGuard(ParserBase* parser) : p(parser) {
-      if (++p->depth_ > kMaxNesting) p->Fail(p->Cur(), "template is nested too deeply (limit " + std::to_string(kMaxNesting) + ")");
+      if (++p->depth_ > kMaxNesting)
+        p->Fail(p->Cur(),
+                "template is nested too deeply (limit " + std::to_string(kMaxNesting) + ")");
     }
     ~DepthGuard() { --p->depth_; }
   };
@@ -94,10 +99,12 @@ class ExprParser : public ParserBase {
   using ParserBase::ParserBase;
 
  protected:
-  ExprPtr ParseAssignTarget(bool with_tuple, bool name_only, const std::vector<std::string>& extra_end, bool with_namespace = false);
+  ExprPtr ParseAssignTarget(bool with_tuple, bool name_only,
+                            const std::vector<std::string>& extra_end, bool with_namespace = false);
   void CheckAssignable(const Expr* e);
   bool IsTupleEnd(const std::vector<std::string>& extra_end) const;
-  ExprPtr ParseTuple(bool simplified, bool with_condexpr, const std::vector<std::string>& extra_end, bool explicit_parens);
+  ExprPtr ParseTuple(bool simplified, bool with_condexpr, const std::vector<std::string>& extra_end,
+                     bool explicit_parens);
   ExprPtr ParseExpression(bool with_condexpr);
   ExprPtr Binary(Expr::K k, const Token& at, ExprPtr a, ExprPtr b, const std::string& op = "");
   ExprPtr ParseOr();

@@ -101,8 +101,8 @@ bool IsPrintable(char32_t cp) {
   if (cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202f) ||
       (cp >= 0x205f && cp <= 0x206f) || cp == 0x3000 || cp == 0xfeff ||
       (cp >= 0xfff9 && cp <= 0xfffb) || (cp >= 0xd800 && cp <= 0xf8ff) ||
-      (cp >= 0x600 && cp <= 0x605) || cp == 0x61c || cp == 0x6dd || cp == 0x70f ||
-      cp == 0x180e || cp >= 0xf0000 || (cp >= 0xe0000 && cp <= 0xe0fff))
+      (cp >= 0x600 && cp <= 0x605) || cp == 0x61c || cp == 0x6dd || cp == 0x70f || cp == 0x180e ||
+      cp >= 0xf0000 || (cp >= 0xe0000 && cp <= 0xe0fff))
     return false;
   return true;
 }
@@ -207,7 +207,8 @@ void AppendUpper(std::u32string& out, char32_t c) {
   if (c == 0x17F) return out.push_back('S');
   if ((c >= 0x100 && c <= 0x12F) || (c >= 0x132 && c <= 0x137) || (c >= 0x14A && c <= 0x177))
     return out.push_back(c & 1 ? c - 1 : c);
-  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return out.push_back(c & 1 ? c : c - 1);
+  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))
+    return out.push_back(c & 1 ? c : c - 1);
   if ((c >= 0x3B1 && c <= 0x3C1) || (c >= 0x3C3 && c <= 0x3CB)) return out.push_back(c - 0x20);
   if (c == 0x3C2) return out.push_back(0x3A3);
   if (c == 0x3AC) return out.push_back(0x386);
@@ -230,7 +231,8 @@ void AppendLower(std::u32string& out, char32_t c) {
   }
   if ((c >= 0x100 && c <= 0x12F) || (c >= 0x132 && c <= 0x137) || (c >= 0x14A && c <= 0x177))
     return out.push_back(c & 1 ? c : c + 1);
-  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return out.push_back(c & 1 ? c + 1 : c);
+  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))
+    return out.push_back(c & 1 ? c + 1 : c);
   if ((c >= 0x391 && c <= 0x3A1) || (c >= 0x3A3 && c <= 0x3AB)) return out.push_back(c + 0x20);
   if (c == 0x386) return out.push_back(0x3AC);
   if (c >= 0x388 && c <= 0x38A) return out.push_back(c + 0x25);
@@ -258,22 +260,25 @@ bool IsLowerCp(char32_t c) {
 bool IsCased(char32_t c) { return IsUpperCp(c) || IsLowerCp(c); }
 
 bool IsDigitChar(char32_t c) {
-  return (c >= '0' && c <= '9') || c == 0xB2 || c == 0xB3 || c == 0xB9 || (c >= 0x660 && c <= 0x669) ||
-         (c >= 0xFF10 && c <= 0xFF19);
+  return (c >= '0' && c <= '9') || c == 0xB2 || c == 0xB3 || c == 0xB9 ||
+         (c >= 0x660 && c <= 0x669) || (c >= 0xFF10 && c <= 0xFF19);
 }
 
 bool IsAlphaChar(char32_t c) {
   if (c < 0x80) return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-  if (c < 0x100) return c == 0xAA || c == 0xB5 || c == 0xBA || (c >= 0xC0 && c != 0xD7 && c != 0xF7);
+  if (c < 0x100)
+    return c == 0xAA || c == 0xB5 || c == 0xBA || (c >= 0xC0 && c != 0xD7 && c != 0xF7);
   if (c <= 0x2C1) return true;  // Latin Extended, IPA
   if (c >= 0x370 && c <= 0x3FF)
-    return c != 0x375 && c != 0x37E && c != 0x384 && c != 0x385 && c != 0x387 && c != 0x3F6 && c >= 0x376;
+    return c != 0x375 && c != 0x37E && c != 0x384 && c != 0x385 && c != 0x387 && c != 0x3F6 &&
+           c >= 0x376;
   if (c >= 0x400 && c <= 0x52F) return c <= 0x481 || c >= 0x48A;  // Cyrillic without marks
   if ((c >= 0x531 && c <= 0x556) || (c >= 0x561 && c <= 0x587)) return true;  // Armenian
   if ((c >= 0x5D0 && c <= 0x5EA) || (c >= 0x620 && c <= 0x64A)) return true;  // Hebrew, Arabic
   if (c >= 0x1E00 && c <= 0x1FFF) return true;  // Latin Extended Additional, Greek Extended
   if ((c >= 0x3041 && c <= 0x3096) || (c >= 0x30A1 && c <= 0x30FA)) return true;  // kana
-  if ((c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF)) return true;
+  if ((c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF))
+    return true;
   if ((c >= 0xFF21 && c <= 0xFF3A) || (c >= 0xFF41 && c <= 0xFF5A)) return true;
   return c >= 0x20000 && c <= 0x2FFFF;
 }
@@ -307,8 +312,10 @@ std::string Lower(const std::string& s) {
 std::string Capitalize(const std::string& s) {
   std::u32string u = Decode(s), out;
   for (size_t i = 0; i < u.size(); ++i) {
-    if (i == 0) AppendUpper(out, u[i]);
-    else AppendLower(out, u[i]);
+    if (i == 0)
+      AppendUpper(out, u[i]);
+    else
+      AppendLower(out, u[i]);
   }
   return Encode(out);
 }
@@ -316,8 +323,10 @@ std::string Capitalize(const std::string& s) {
 std::string SwapCase(const std::string& s) {
   std::u32string out;
   for (char32_t c : Decode(s)) {
-    if (IsUpperCp(c)) AppendLower(out, c);
-    else AppendUpper(out, c);
+    if (IsUpperCp(c))
+      AppendLower(out, c);
+    else
+      AppendUpper(out, c);
   }
   return Encode(out);
 }
@@ -327,8 +336,10 @@ std::string Title(const std::string& s) {
   bool prev_cased = false;
   for (char32_t c : Decode(s)) {
     bool cased = IsCased(c);
-    if (prev_cased) AppendLower(out, c);
-    else AppendUpper(out, c);
+    if (prev_cased)
+      AppendLower(out, c);
+    else
+      AppendUpper(out, c);
     prev_cased = cased;
   }
   return Encode(out);
@@ -369,7 +380,8 @@ std::string JinjaTitle(const std::string& s) {
       out += Upper(item.substr(0, 1)) + Lower(item.substr(1));
     } else {
       size_t first_len = 1;
-      while (first_len < item.size() && (static_cast<unsigned char>(item[first_len]) & 0xC0) == 0x80)
+      while (first_len < item.size() &&
+             (static_cast<unsigned char>(item[first_len]) & 0xC0) == 0x80)
         ++first_len;
       out += Upper(item.substr(0, first_len)) + Lower(item.substr(first_len));
     }
@@ -547,10 +559,12 @@ bool ParseInt(const std::string& s, int base, int64_t* out) {
   auto has_prefix = [&](const char* p) { return low.size() > 2 && low.compare(0, 2, p) == 0; };
   if (base == 0) {
     base = has_prefix("0x") ? 16 : has_prefix("0o") ? 8 : has_prefix("0b") ? 2 : 10;
-    if (base == 10 && low.size() > 1 && low[0] == '0' && low.find_first_not_of('0') != std::string::npos)
+    if (base == 10 && low.size() > 1 && low[0] == '0' &&
+        low.find_first_not_of('0') != std::string::npos)
       return false;
   }
-  if ((base == 16 && has_prefix("0x")) || (base == 8 && has_prefix("0o")) || (base == 2 && has_prefix("0b")))
+  if ((base == 16 && has_prefix("0x")) || (base == 8 && has_prefix("0o")) ||
+      (base == 2 && has_prefix("0b")))
     low = low.substr(2);
   if (low.empty()) return false;
   unsigned __int128 v = 0;

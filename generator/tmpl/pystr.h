@@ -29,14 +29,14 @@ bool IsSpace(char32_t cp);  // Python str.isspace for one character
 bool IsAlphaChar(char32_t cp);
 bool IsDigitChar(char32_t cp);
 bool IsWordChar(char32_t cp);
-bool IsCased(char32_t cp);  // has an upper/lower case form (approximation, see below)
+bool IsCased(char32_t cp);              // has an upper/lower case form (approximation, see below)
 bool IsLowerStr(const std::string& s);  // str.islower()
 bool IsUpperStr(const std::string& s);  // str.isupper()
 std::string Upper(const std::string& s);
 std::string Lower(const std::string& s);
 std::string Capitalize(const std::string& s);
-std::string Title(const std::string& s);        // str.title()
-std::string JinjaTitle(const std::string& s);   // Jinja's |title filter
+std::string Title(const std::string& s);       // str.title()
+std::string JinjaTitle(const std::string& s);  // Jinja's |title filter
 std::string SwapCase(const std::string& s);
 
 // strip family; chars == nullptr means whitespace.

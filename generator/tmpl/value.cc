@@ -21,8 +21,8 @@ thread_local int ValueDepthGuard::depth_ = 0;
 ValueDepthGuard::ValueDepthGuard() {
   if (++depth_ > kMaxValueDepth) {
     --depth_;
-    throw OpError("maximum recursion depth exceeded (value nested more than " + std::to_string(kMaxValueDepth) +
-                  " levels deep)");
+    throw OpError("maximum recursion depth exceeded (value nested more than " +
+                  std::to_string(kMaxValueDepth) + " levels deep)");
   }
 }
 
@@ -115,9 +115,7 @@ Value Value::Undef(std::string message, SourcePos pos, bool lenient) {
   return v;
 }
 
-Value Value::ViewJson(const Json& j) {
-  return ViewJson(std::shared_ptr<void>(), &j);
-}
+Value Value::ViewJson(const Json& j) { return ViewJson(std::shared_ptr<void>(), &j); }
 
 Value Value::OwnJson(Json j) {
   auto holder = std::make_shared<Json>(std::move(j));
@@ -133,7 +131,8 @@ Value Value::ViewJson(const std::shared_ptr<void>& owner, const Json* j) {
       return Int(j->get<int64_t>());
     case Json::value_t::number_unsigned: {
       uint64_t u = j->get<uint64_t>();
-      if (u > static_cast<uint64_t>(INT64_MAX)) throw OpError("integer " + std::to_string(u) + " is out of the supported 64-bit range");
+      if (u > static_cast<uint64_t>(INT64_MAX))
+        throw OpError("integer " + std::to_string(u) + " is out of the supported 64-bit range");
       return Int(static_cast<int64_t>(u));
     }
     case Json::value_t::number_float:
@@ -267,16 +266,26 @@ void ThrowUndefined(const Value& v) {
 
 std::string TypeName(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kUndefined: return "StrictUndefined";
-    case Value::Kind::kNone: return "NoneType";
-    case Value::Kind::kBool: return "bool";
-    case Value::Kind::kInt: return "int";
-    case Value::Kind::kFloat: return "float";
-    case Value::Kind::kString: return "str";
-    case Value::Kind::kList: return "list";
-    case Value::Kind::kTuple: return "tuple";
-    case Value::Kind::kDict: return "dict";
-    case Value::Kind::kObject: return v.obj()->TypeName();
+    case Value::Kind::kUndefined:
+      return "StrictUndefined";
+    case Value::Kind::kNone:
+      return "NoneType";
+    case Value::Kind::kBool:
+      return "bool";
+    case Value::Kind::kInt:
+      return "int";
+    case Value::Kind::kFloat:
+      return "float";
+    case Value::Kind::kString:
+      return "str";
+    case Value::Kind::kList:
+      return "list";
+    case Value::Kind::kTuple:
+      return "tuple";
+    case Value::Kind::kDict:
+      return "dict";
+    case Value::Kind::kObject:
+      return v.obj()->TypeName();
   }
   return "object";
 }
@@ -286,15 +295,22 @@ bool Truthy(const Value& v) {
     case Value::Kind::kUndefined:
       if (v.is_lenient_undefined()) return false;
       ThrowUndefined(v);
-    case Value::Kind::kNone: return false;
-    case Value::Kind::kBool: return v.b();
-    case Value::Kind::kInt: return v.i() != 0;
-    case Value::Kind::kFloat: return v.f() != 0.0;
-    case Value::Kind::kString: return !v.s().empty();
+    case Value::Kind::kNone:
+      return false;
+    case Value::Kind::kBool:
+      return v.b();
+    case Value::Kind::kInt:
+      return v.i() != 0;
+    case Value::Kind::kFloat:
+      return v.f() != 0.0;
+    case Value::Kind::kString:
+      return !v.s().empty();
     case Value::Kind::kList:
     case Value::Kind::kTuple:
-    case Value::Kind::kDict: return v.size() != 0;
-    case Value::Kind::kObject: return true;
+    case Value::Kind::kDict:
+      return v.size() != 0;
+    case Value::Kind::kObject:
+      return true;
   }
   return true;
 }
@@ -341,12 +357,17 @@ void AppendDict(std::string& out, const Value& v) {
 
 void AppendRepr(std::string& out, const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kUndefined: out += "Undefined"; return;
+    case Value::Kind::kUndefined:
+      out += "Undefined";
+      return;
     case Value::Kind::kString:
       out += v.is_markup() ? "Markup(" + pystr::Repr(v.s()) + ")" : pystr::Repr(v.s());
       return;
-    case Value::Kind::kObject: out += v.obj()->Repr(); return;
-    default: AppendStr(out, v);
+    case Value::Kind::kObject:
+      out += v.obj()->Repr();
+      return;
+    default:
+      AppendStr(out, v);
   }
 }
 }  // namespace
@@ -356,15 +377,31 @@ void AppendStr(std::string& out, const Value& v) {
     case Value::Kind::kUndefined:
       if (v.is_lenient_undefined()) return;
       ThrowUndefined(v);
-    case Value::Kind::kNone: out += "None"; return;
-    case Value::Kind::kBool: out += v.b() ? "True" : "False"; return;
-    case Value::Kind::kInt: out += std::to_string(v.i()); return;
-    case Value::Kind::kFloat: out += pystr::FloatRepr(v.f()); return;
-    case Value::Kind::kString: out += v.s(); return;
+    case Value::Kind::kNone:
+      out += "None";
+      return;
+    case Value::Kind::kBool:
+      out += v.b() ? "True" : "False";
+      return;
+    case Value::Kind::kInt:
+      out += std::to_string(v.i());
+      return;
+    case Value::Kind::kFloat:
+      out += pystr::FloatRepr(v.f());
+      return;
+    case Value::Kind::kString:
+      out += v.s();
+      return;
     case Value::Kind::kList:
-    case Value::Kind::kTuple: AppendSeq(out, v); return;
-    case Value::Kind::kDict: AppendDict(out, v); return;
-    case Value::Kind::kObject: out += v.obj()->Str(); return;
+    case Value::Kind::kTuple:
+      AppendSeq(out, v);
+      return;
+    case Value::Kind::kDict:
+      AppendDict(out, v);
+      return;
+    case Value::Kind::kObject:
+      out += v.obj()->Str();
+      return;
   }
 }
 
@@ -383,7 +420,8 @@ std::string Repr(const Value& v) {
 
 bool Equals(const Value& a, const Value& b) {
   if (a.is_lenient_undefined() || b.is_lenient_undefined())
-    return a.is_undefined() && b.is_undefined() && a.is_lenient_undefined() == b.is_lenient_undefined();
+    return a.is_undefined() && b.is_undefined() &&
+           a.is_lenient_undefined() == b.is_lenient_undefined();
   if (a.is_undefined()) ThrowUndefined(a);
   if (b.is_undefined()) ThrowUndefined(b);
   if (a.is_number() && b.is_number()) {
@@ -391,11 +429,14 @@ bool Equals(const Value& a, const Value& b) {
     return a.i() == b.i();
   }
   if (a.kind() != b.kind()) return false;
-  if (a.identity() && a.identity() == b.identity()) return true;  // same object (Python's `is` shortcut)
+  if (a.identity() && a.identity() == b.identity())
+    return true;  // same object (Python's `is` shortcut)
   ValueDepthGuard guard;
   switch (a.kind()) {
-    case Value::Kind::kNone: return true;
-    case Value::Kind::kString: return a.s() == b.s();
+    case Value::Kind::kNone:
+      return true;
+    case Value::Kind::kString:
+      return a.s() == b.s();
     case Value::Kind::kList:
     case Value::Kind::kTuple: {
       if (a.size() != b.size()) return false;
@@ -411,7 +452,8 @@ bool Equals(const Value& a, const Value& b) {
       }
       return true;
     }
-    default: return a.identity() == b.identity();
+    default:
+      return a.identity() == b.identity();
   }
 }
 
@@ -484,7 +526,8 @@ ValueList Iterate(const Value& v) {
       const std::string& s = v.s();
       std::vector<size_t> b = pystr::Boundaries(s);
       out.reserve(b.size());
-      for (size_t k = 0; k + 1 < b.size(); ++k) out.push_back(Value::Str(s.substr(b[k], b[k + 1] - b[k])));
+      for (size_t k = 0; k + 1 < b.size(); ++k)
+        out.push_back(Value::Str(s.substr(b[k], b[k + 1] - b[k])));
       return out;
     }
     case Value::Kind::kList:
@@ -494,13 +537,15 @@ ValueList Iterate(const Value& v) {
       for (size_t k = 0; k < v.size(); ++k) out.push_back(v.at(k));
       return out;
     }
-    case Value::Kind::kDict: return v.Keys();
+    case Value::Kind::kDict:
+      return v.Keys();
     case Value::Kind::kObject: {
       ValueList out;
       if (v.obj()->Iter(&out)) return out;
       break;
     }
-    default: break;
+    default:
+      break;
   }
   throw OpError("'" + TypeName(v) + "' object is not iterable");
 }
@@ -510,16 +555,19 @@ int64_t Len(const Value& v) {
     case Value::Kind::kUndefined:
       if (v.is_lenient_undefined()) return 0;
       ThrowUndefined(v);
-    case Value::Kind::kString: return static_cast<int64_t>(pystr::Length(v.s()));
+    case Value::Kind::kString:
+      return static_cast<int64_t>(pystr::Length(v.s()));
     case Value::Kind::kList:
     case Value::Kind::kTuple:
-    case Value::Kind::kDict: return static_cast<int64_t>(v.size());
+    case Value::Kind::kDict:
+      return static_cast<int64_t>(v.size());
     case Value::Kind::kObject: {
       ValueList out;
       if (v.obj()->Iter(&out)) return static_cast<int64_t>(out.size());
       break;
     }
-    default: break;
+    default:
+      break;
   }
   throw OpError("object of type '" + TypeName(v) + "' has no len()");
 }

@@ -49,18 +49,32 @@ class Object {
   virtual bool GetAttr(const std::string& name, Value* out) const;  // false: no attribute
   virtual bool IsCallable() const { return false; }
   virtual Value Call(Interp& in, ValueList& args, Kwargs& kwargs);
-  virtual bool Iter(ValueList* out) const { (void)out; return false; }  // false: not iterable
+  virtual bool Iter(ValueList* out) const {
+    (void)out;
+    return false;
+  }  // false: not iterable
 };
 
 struct UndefinedInfo {
-  std::string message;  // e.g. "undefined variable 'foo'"
-  SourcePos pos;        // where the undefined value was produced
-  bool lenient = false; // jinja2.Undefined (from `a if c` without else): prints as ''
+  std::string message;   // e.g. "undefined variable 'foo'"
+  SourcePos pos;         // where the undefined value was produced
+  bool lenient = false;  // jinja2.Undefined (from `a if c` without else): prints as ''
 };
 
 class Value {
  public:
-  enum class Kind : uint8_t { kUndefined, kNone, kBool, kInt, kFloat, kString, kList, kTuple, kDict, kObject };
+  enum class Kind : uint8_t {
+    kUndefined,
+    kNone,
+    kBool,
+    kInt,
+    kFloat,
+    kString,
+    kList,
+    kTuple,
+    kDict,
+    kObject
+  };
 
   Value() : i_(0) {}
   static Value Bool(bool b);
@@ -84,7 +98,9 @@ class Value {
   bool is_bool() const { return kind_ == Kind::kBool; }
   bool is_int() const { return kind_ == Kind::kInt; }
   bool is_float() const { return kind_ == Kind::kFloat; }
-  bool is_number() const { return kind_ == Kind::kInt || kind_ == Kind::kFloat || kind_ == Kind::kBool; }
+  bool is_number() const {
+    return kind_ == Kind::kInt || kind_ == Kind::kFloat || kind_ == Kind::kBool;
+  }
   bool is_string() const { return kind_ == Kind::kString; }
   bool is_markup() const { return kind_ == Kind::kString && markup_; }
   bool is_list() const { return kind_ == Kind::kList; }
@@ -95,10 +111,10 @@ class Value {
 
   bool b() const { return b_; }
   int64_t i() const { return kind_ == Kind::kBool ? (b_ ? 1 : 0) : i_; }  // bool or int
-  double f() const;                  // any number as double
-  const std::string& s() const;      // string
-  size_t size() const;               // list/tuple/dict element count
-  Value at(size_t index) const;      // list/tuple element
+  double f() const;                                                       // any number as double
+  const std::string& s() const;                                           // string
+  size_t size() const;                                 // list/tuple/dict element count
+  Value at(size_t index) const;                        // list/tuple element
   bool Get(const std::string& key, Value* out) const;  // dict lookup
   bool Get(const Value& key, Value* out) const;        // dict lookup by any key
   ValueDict Items() const;                             // dict items in order
@@ -113,7 +129,7 @@ class Value {
  private:
   const Json& json() const { return *static_cast<const Json*>(ref_.get()); }
   Kind kind_ = Kind::kNone;
-  bool json_ = false;  // payload (string/list/dict) is a Json node in ref_
+  bool json_ = false;    // payload (string/list/dict) is a Json node in ref_
   bool markup_ = false;  // string is Markup: |e leaves it alone, + escapes the other operand
   union {
     bool b_;
@@ -165,8 +181,8 @@ bool Equals(const Value& a, const Value& b);
 // Three-way comparison for <, <=, >, >= (op names the operator for the TypeError message).
 int Compare(const Value& a, const Value& b, const char* op = "<");
 bool Contains(const Value& container, const Value& item);  // `item in container`
-ValueList Iterate(const Value& v);                          // iter(v) materialized
-int64_t Len(const Value& v);                                // len(v)
+ValueList Iterate(const Value& v);                         // iter(v) materialized
+int64_t Len(const Value& v);                               // len(v)
 std::string HashKey(const Value& v);  // equal values (1 == 1.0 == True) give equal keys
 
 }  // namespace msc::tmpl

@@ -43,8 +43,8 @@ struct Declared {
 TensorMap BindGraphWeights(const ir::MSCGraph& graph, const TensorMap& available,
                            const std::string& weights_source) {
   TensorMap bound;
-  std::map<std::string, Declared> declared;              // weight name -> first declaration
-  std::map<std::string, const ir::MSCJoint*> earlier;    // node name -> node, nodes seen so far
+  std::map<std::string, Declared> declared;            // weight name -> first declaration
+  std::map<std::string, const ir::MSCJoint*> earlier;  // node name -> node, nodes seen so far
   std::vector<std::string> problems;
 
   for (const ir::MSCJoint& node : graph.nodes) {
@@ -61,9 +61,9 @@ TensorMap BindGraphWeights(const ir::MSCGraph& graph, const TensorMap& available
       if (prev != declared.end()) {
         const ir::MSCTensor& p = *prev->second.tensor;
         if (p.dtype != w.dtype || p.shape != w.shape) {
-          problems.push_back(who + ": declared as " + w.dtype + " " + FormatShape(w.shape) + " but as " +
-                             p.dtype + " " + FormatShape(p.shape) + " by node '" + prev->second.node->name +
-                             "' role '" + prev->second.role + "'");
+          problems.push_back(who + ": declared as " + w.dtype + " " + FormatShape(w.shape) +
+                             " but as " + p.dtype + " " + FormatShape(p.shape) + " by node '" +
+                             prev->second.node->name + "' role '" + prev->second.role + "'");
         }
         continue;
       }
@@ -74,7 +74,8 @@ TensorMap BindGraphWeights(const ir::MSCGraph& graph, const TensorMap& available
         continue;
       }
       std::vector<std::string> graph_issues;
-      if (DtypeItemSize(w.dtype) == 0) graph_issues.push_back("unsupported dtype '" + w.dtype + "' in the graph");
+      if (DtypeItemSize(w.dtype) == 0)
+        graph_issues.push_back("unsupported dtype '" + w.dtype + "' in the graph");
       for (int64_t d : w.shape) {
         if (d < 0) {
           graph_issues.push_back("graph shape " + FormatShape(w.shape) +
@@ -98,8 +99,8 @@ TensorMap BindGraphWeights(const ir::MSCGraph& graph, const TensorMap& available
       if (ref != nullptr) {
         if (const ir::MSCTensor* rw = WeightOf(*ref, role)) {
           if (rw->dtype != w.dtype || rw->shape != w.shape) {
-            problems.push_back(who + ": shares the weight of node '" + ref->name + "' role '" + role +
-                               "' tensor '" + rw->name + "', which is " + rw->dtype + " " +
+            problems.push_back(who + ": shares the weight of node '" + ref->name + "' role '" +
+                               role + "' tensor '" + rw->name + "', which is " + rw->dtype + " " +
                                FormatShape(rw->shape) + ", but is declared " + w.dtype + " " +
                                FormatShape(w.shape));
           } else {

@@ -27,7 +27,8 @@ InputFile::InputFile(const std::string& path, std::string format)
     throw Error(path + ": cannot open " + format_ + ": " +
                 (ec ? ec.message() : std::string("no such file")));
   }
-  if (!fs::is_regular_file(st)) throw Error(path + ": cannot open " + format_ + ": not a regular file");
+  if (!fs::is_regular_file(st))
+    throw Error(path + ": cannot open " + format_ + ": not a regular file");
   file_ = std::fopen(path.c_str(), "rb");
   if (file_ == nullptr) throw Error(path + ": cannot open " + format_ + ": " + ErrnoText(errno));
   // The size of the opened file (not of a path that might have changed in between).
@@ -134,7 +135,8 @@ std::vector<uint8_t> InputFile::ReadBytes(uint64_t n, const std::string& what) {
 OutputFile::OutputFile(const std::string& path) : path_(path) {
   boost::system::error_code ec;
   fs::path p(path);
-  fs::path tmp = p.parent_path() / fs::unique_path("." + p.filename().string() + ".tmp-%%%%-%%%%-%%%%", ec);
+  fs::path tmp =
+      p.parent_path() / fs::unique_path("." + p.filename().string() + ".tmp-%%%%-%%%%-%%%%", ec);
   if (ec) throw Error(path + ": cannot create a temporary file name: " + ec.message());
   tmp_path_ = tmp.string();
   file_ = std::fopen(tmp_path_.c_str(), "wb");

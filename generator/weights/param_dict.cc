@@ -93,7 +93,8 @@ TensorMap ReadParamDict(const std::string& path) {
              std::to_string(f.left()) + " bytes left");
     }
     names.push_back(f.ReadString(len, what));
-    if (!seen.insert(names.back()).second) f.Fail("duplicate name '" + names.back() + "' at byte " + std::to_string(at));
+    if (!seen.insert(names.back()).second)
+      f.Fail("duplicate name '" + names.back() + "' at byte " + std::to_string(at));
   }
   const uint64_t array_at = f.pos();
   const uint64_t array_count = f.ReadU64("array count");
@@ -109,8 +110,8 @@ TensorMap ReadParamDict(const std::string& path) {
     const uint64_t start = f.pos();
     const uint64_t amagic = f.ReadU64(arr + " magic");
     if (amagic != kTVMNDArrayMagic) {
-      f.Fail(arr + ": bad magic " + Hex(amagic) + " at byte " + std::to_string(start) + " (expected " +
-             Hex(kTVMNDArrayMagic) + ")");
+      f.Fail(arr + ": bad magic " + Hex(amagic) + " at byte " + std::to_string(start) +
+             " (expected " + Hex(kTVMNDArrayMagic) + ")");
     }
     f.ReadU64(arr + " reserved");
     const int32_t device_type = f.ReadI32(arr + " device type");
@@ -126,7 +127,8 @@ TensorMap ReadParamDict(const std::string& path) {
     const uint16_t lanes = f.ReadU16(arr + " dtype lanes");
     if (ndim < 0 || static_cast<uint64_t>(ndim) > f.left() / 8) {
       f.Fail(arr + ": ndim " + std::to_string(ndim) + " at byte " + std::to_string(ndim_at) +
-             (ndim < 0 ? " is negative" : " cannot fit in the " + std::to_string(f.left()) + " bytes left"));
+             (ndim < 0 ? " is negative"
+                       : " cannot fit in the " + std::to_string(f.left()) + " bytes left"));
     }
     Tensor t;
     t.dtype = lanes == 1 ? DtypeName(code, bits) : "";
@@ -141,20 +143,22 @@ TensorMap ReadParamDict(const std::string& path) {
     const int64_t numel = detail::CheckedNumel(t.shape);
     int64_t nbytes = 0;
     if (numel < 0 || !detail::CheckedMul(numel, DtypeItemSize(t.dtype), &nbytes)) {
-      f.Fail(arr + ": invalid shape " + FormatShape(t.shape) + " at byte " + std::to_string(shape_at) +
-             " (negative dim or size overflow)");
+      f.Fail(arr + ": invalid shape " + FormatShape(t.shape) + " at byte " +
+             std::to_string(shape_at) + " (negative dim or size overflow)");
     }
     const uint64_t nbytes_at = f.pos();
     const int64_t stored = f.ReadI64(arr + " byte size");
     if (stored != nbytes) {
-      f.Fail(arr + ": byte size " + std::to_string(stored) + " at byte " + std::to_string(nbytes_at) +
-             " but dtype " + t.dtype + " shape " + FormatShape(t.shape) + " needs " + std::to_string(nbytes));
+      f.Fail(arr + ": byte size " + std::to_string(stored) + " at byte " +
+             std::to_string(nbytes_at) + " but dtype " + t.dtype + " shape " +
+             FormatShape(t.shape) + " needs " + std::to_string(nbytes));
     }
     t.data = f.ReadBytes(static_cast<uint64_t>(nbytes), arr + " data");
     out.emplace(name, std::move(t));
   }
   if (f.left() != 0) {
-    f.Fail(std::to_string(f.left()) + " trailing bytes after the last array, at byte " + std::to_string(f.pos()));
+    f.Fail(std::to_string(f.left()) + " trailing bytes after the last array, at byte " +
+           std::to_string(f.pos()));
   }
   return out;
 }
@@ -176,8 +180,10 @@ TensorMap ReadWeights(const std::string& path) {
   if (magic == kTVMNDArrayListMagic) return ReadParamDict(path);
   // An 8-byte file is a safetensors file cut after its header size: let its reader say so.
   if (next == '{' || size == 8) return ReadSafetensors(path);
-  throw Error(path + ": not a weights file: expected safetensors (u64 header size, then '{') or a "
-              "TVM param dict (magic " + Hex(kTVMNDArrayListMagic) + ")");
+  throw Error(path +
+              ": not a weights file: expected safetensors (u64 header size, then '{') or a "
+              "TVM param dict (magic " +
+              Hex(kTVMNDArrayListMagic) + ")");
 }
 
 }  // namespace msc::weights

@@ -34,17 +34,16 @@ constexpr uint64_t kMaxHeaderSize = 100000000;
 struct DtypeCode {
   const char* code;  ///< safetensors dtype string
   const char* name;  ///< MSC dtype name
-  int order;         ///< position in tensor.rs `enum Dtype` ("MUST be in increasing alignment order")
+  int order;  ///< position in tensor.rs `enum Dtype` ("MUST be in increasing alignment order")
 };
 
 // The supported subset of tensor.rs `enum Dtype`, with the enum positions of v0.4
 // (BOOL U8 I8 F8_E5M2 F8_E4M3 I16 U16 F16 BF16 I32 U32 F32 F64 I64 U64); later versions insert
 // new types without changing the relative order of these ten.
 constexpr DtypeCode kDtypes[] = {
-    {"BOOL", "bool", 0},     {"U8", "uint8", 1},     {"I8", "int8", 2},
-    {"I16", "int16", 5},     {"F16", "float16", 7},  {"BF16", "bfloat16", 8},
-    {"I32", "int32", 9},     {"F32", "float32", 11}, {"F64", "float64", 12},
-    {"I64", "int64", 13},
+    {"BOOL", "bool", 0},    {"U8", "uint8", 1},      {"I8", "int8", 2},   {"I16", "int16", 5},
+    {"F16", "float16", 7},  {"BF16", "bfloat16", 8}, {"I32", "int32", 9}, {"F32", "float32", 11},
+    {"F64", "float64", 12}, {"I64", "int64", 13},
 };
 
 const DtypeCode* FindByCode(const std::string& code) {
@@ -108,7 +107,8 @@ Entry ParseEntry(const detail::InputFile& f, const std::string& name, const nloh
   for (const auto& d : *sh) {
     int64_t v;
     if (!AsNonNegativeInt(d, &v)) {
-      f.Fail(where + "shape " + Snippet(*sh) + " has an entry that is not a non-negative 64-bit integer");
+      f.Fail(where + "shape " + Snippet(*sh) +
+             " has an entry that is not a non-negative 64-bit integer");
     }
     e.shape.push_back(v);
   }
@@ -119,15 +119,16 @@ Entry ParseEntry(const detail::InputFile& f, const std::string& name, const nloh
   }
   auto off = info.find("data_offsets");
   int64_t b = 0, en = 0;
-  if (off == info.end() || !off->is_array() || off->size() != 2 || !AsNonNegativeInt((*off)[0], &b) ||
-      !AsNonNegativeInt((*off)[1], &en)) {
+  if (off == info.end() || !off->is_array() || off->size() != 2 ||
+      !AsNonNegativeInt((*off)[0], &b) || !AsNonNegativeInt((*off)[1], &en)) {
     f.Fail(where + "'data_offsets' must be [begin, end] with non-negative integers, got " +
            (off == info.end() ? std::string("nothing") : Snippet(*off)));
   }
   e.begin = static_cast<uint64_t>(b);
   e.end = static_cast<uint64_t>(en);
   if (e.end < e.begin) {
-    f.Fail(where + "data_offsets [" + std::to_string(b) + "," + std::to_string(en) + "] end before begin");
+    f.Fail(where + "data_offsets [" + std::to_string(b) + "," + std::to_string(en) +
+           "] end before begin");
   }
   if (e.end - e.begin != static_cast<uint64_t>(e.nbytes)) {
     f.Fail(where + "data_offsets [" + std::to_string(b) + "," + std::to_string(en) + "] span " +
@@ -164,7 +165,8 @@ TensorMap ReadSafetensors(const std::string& path, std::map<std::string, std::st
   } catch (const nlohmann::json::exception& e) {
     std::string what = e.what();
     auto close = what.find("] ");
-    if (what.rfind("[json.exception", 0) == 0 && close != std::string::npos) what = what.substr(close + 2);
+    if (what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+      what = what.substr(close + 2);
     f.Fail("header is not valid JSON: " + what);
   }
   if (!j.is_object()) f.Fail("header is not a JSON object");
@@ -192,7 +194,8 @@ TensorMap ReadSafetensors(const std::string& path, std::map<std::string, std::st
   for (const Entry& e : entries) {
     const std::string offsets = "[" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]";
     if (e.begin != expected) {
-      f.Fail("tensor '" + e.name + "': data_offsets " + offsets + (e.begin < expected ? " overlap" : " leave a gap after") +
+      f.Fail("tensor '" + e.name + "': data_offsets " + offsets +
+             (e.begin < expected ? " overlap" : " leave a gap after") +
              " the previous tensor, which ends at " + std::to_string(expected) +
              " (tensors must cover the data buffer contiguously)");
     }
@@ -233,8 +236,9 @@ void WriteSafetensors(const std::string& path, const TensorMap& tensors,
     if (name == "__metadata__") throw Error(where + "the name is reserved for the metadata");
     const DtypeCode* dt = FindByName(t.dtype);
     if (dt == nullptr) {
-      throw Error(where + "unsupported dtype '" + t.dtype +
-                  "' (supported: float32 float16 bfloat16 float64 int8 int16 int32 int64 uint8 bool)");
+      throw Error(
+          where + "unsupported dtype '" + t.dtype +
+          "' (supported: float32 float16 bfloat16 float64 int8 int16 int32 int64 uint8 bool)");
     }
     int64_t numel = CheckedNumel(t.shape);
     int64_t nbytes = 0;
@@ -256,7 +260,8 @@ void WriteSafetensors(const std::string& path, const TensorMap& tensors,
   std::string header = "{";
   try {
     const auto strict = nlohmann::json::error_handler_t::strict;
-    if (!metadata.empty()) header += "\"__metadata__\":" + nlohmann::json(metadata).dump(-1, ' ', false, strict);
+    if (!metadata.empty())
+      header += "\"__metadata__\":" + nlohmann::json(metadata).dump(-1, ' ', false, strict);
     uint64_t offset = 0;
     for (const Item& it : items) {
       if (header.size() > 1) header += ",";
@@ -273,13 +278,15 @@ void WriteSafetensors(const std::string& path, const TensorMap& tensors,
       offset = end;
     }
   } catch (const nlohmann::json::exception&) {
-    throw Error(path + ": cannot write safetensors: a tensor name or metadata string is not valid UTF-8");
+    throw Error(path +
+                ": cannot write safetensors: a tensor name or metadata string is not valid UTF-8");
   }
   header += "}";
   header.append((8 - header.size() % 8) % 8, ' ');
   if (header.size() > kMaxHeaderSize) {
-    throw Error(path + ": cannot write safetensors: the header would be " + std::to_string(header.size()) +
-                " bytes, over the format's limit of " + std::to_string(kMaxHeaderSize));
+    throw Error(path + ": cannot write safetensors: the header would be " +
+                std::to_string(header.size()) + " bytes, over the format's limit of " +
+                std::to_string(kMaxHeaderSize));
   }
 
   std::string prefix;

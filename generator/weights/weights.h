@@ -41,9 +41,9 @@ std::string FormatShape(const std::vector<int64_t>& shape);
 /// reference reader (tensor.rs Metadata::validate): header starts with '{' and is at most
 /// 100,000,000 bytes; dtype one of BOOL U8 I8 I16 I32 I64 F16 BF16 F32 F64; shape entries
 /// non-negative integers whose product and byte size do not overflow; end - begin ==
-/// numel * itemsize; the tensors sorted by offset cover the buffer contiguously and exactly (no gap,
-/// no overlap, no trailing bytes). Every size is checked against the file size before anything is
-/// allocated. Throws msc::Error "<path>: safetensors: ..." naming the tensor where there is one.
+/// numel * itemsize; the tensors sorted by offset cover the buffer contiguously and exactly (no
+/// gap, no overlap, no trailing bytes). Every size is checked against the file size before anything
+/// is allocated. Throws msc::Error "<path>: safetensors: ..." naming the tensor where there is one.
 TensorMap ReadSafetensors(const std::string& path);
 /// As above, and stores the "__metadata__" entries in *metadata (cleared first) if not null.
 TensorMap ReadSafetensors(const std::string& path, std::map<std::string, std::string>* metadata);

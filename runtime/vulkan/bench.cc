@@ -18,7 +18,8 @@ double Percentile(const std::vector<double>& sorted, double p) {
 
 std::string BenchStats::Summary() const {
   char buf[256];
-  std::snprintf(buf, sizeof(buf), "%d runs: p50 %.3f ms, p90 %.3f ms, mean %.3f ms, min %.3f ms, max %.3f ms",
+  std::snprintf(buf, sizeof(buf),
+                "%d runs: p50 %.3f ms, p90 %.3f ms, mean %.3f ms, min %.3f ms, max %.3f ms",
                 iterations, p50_ms, p90_ms, mean_ms, min_ms, max_ms);
   return buf;
 }

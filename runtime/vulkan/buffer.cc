@@ -18,12 +18,13 @@ Buffer::Buffer(Context& ctx, VkDeviceSize size, MemoryKind kind, std::string nam
   bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkCheck(vkCreateBuffer(dev, &bci, nullptr, &buffer_), "vkCreateBuffer('" + name_ + "', " +
-                                                            std::to_string(size_) + " bytes)");
+  VkCheck(vkCreateBuffer(dev, &bci, nullptr, &buffer_),
+          "vkCreateBuffer('" + name_ + "', " + std::to_string(size_) + " bytes)");
   try {
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(dev, buffer_, &req);
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags host =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkMemoryPropertyFlags required, preferred;
     bool map = true;
     if (kind == MemoryKind::kHost) {
@@ -67,7 +68,11 @@ void Buffer::Release() {
 }
 
 Buffer::Buffer(Buffer&& o) noexcept
-    : ctx_(o.ctx_), buffer_(o.buffer_), memory_(o.memory_), size_(o.size_), mapped_(o.mapped_),
+    : ctx_(o.ctx_),
+      buffer_(o.buffer_),
+      memory_(o.memory_),
+      size_(o.size_),
+      mapped_(o.mapped_),
       name_(std::move(o.name_)) {
   o.buffer_ = VK_NULL_HANDLE;
   o.memory_ = VK_NULL_HANDLE;
@@ -131,8 +136,8 @@ void Buffer::Download(VkDeviceSize offset, void* data, VkDeviceSize bytes) const
     after.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
     after.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     after.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0,
-                         nullptr, 0, nullptr);
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                         &after, 0, nullptr, 0, nullptr);
   });
   std::memcpy(data, staging.mapped(), bytes);
 }
@@ -148,8 +153,9 @@ Tensor MakeTensor(Buffer& buffer, std::string name, DType dtype, Shape shape, Vk
   }
   const VkDeviceSize align = buffer.context().limits().minStorageBufferOffsetAlignment;
   if (offset % align != 0) {
-    throw Error("tensor " + t.Describe() + " at byte offset " + std::to_string(offset) + " of buffer '" +
-                buffer.name() + "' is not a multiple of the device's minStorageBufferOffsetAlignment (" +
+    throw Error("tensor " + t.Describe() + " at byte offset " + std::to_string(offset) +
+                " of buffer '" + buffer.name() +
+                "' is not a multiple of the device's minStorageBufferOffsetAlignment (" +
                 std::to_string(align) + " bytes)");
   }
   if (offset > buffer.size() || t.bytes() > buffer.size() - offset) {

@@ -24,7 +24,8 @@ enum class MemoryKind {
 
 class Buffer {
  public:
-  // `size` in bytes (0 is rounded up to 16). Usage: STORAGE | UNIFORM_TEXEL | TRANSFER_SRC | TRANSFER_DST.
+  // `size` in bytes (0 is rounded up to 16). Usage: STORAGE | UNIFORM_TEXEL | TRANSFER_SRC |
+  // TRANSFER_DST.
   Buffer(Context& ctx, VkDeviceSize size, MemoryKind kind, std::string name = "buffer");
   ~Buffer();
   Buffer(Buffer&& other) noexcept;

@@ -44,11 +44,16 @@ bool EnvFlag(const char* name) {
 
 int TypeRank(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
-    default: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -106,7 +111,8 @@ std::vector<VkPhysicalDevice> PhysicalDevices(VkInstance instance) {
   uint32_t n = 0;
   VkCheck(vkEnumeratePhysicalDevices(instance, &n, nullptr), "vkEnumeratePhysicalDevices");
   std::vector<VkPhysicalDevice> devices(n);
-  if (n) VkCheck(vkEnumeratePhysicalDevices(instance, &n, devices.data()), "vkEnumeratePhysicalDevices");
+  if (n)
+    VkCheck(vkEnumeratePhysicalDevices(instance, &n, devices.data()), "vkEnumeratePhysicalDevices");
   devices.resize(n);
   return devices;
 }
@@ -115,11 +121,16 @@ std::vector<VkPhysicalDevice> PhysicalDevices(VkInstance instance) {
 
 const char* DeviceTypeName(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "CPU";
+    default:
+      return "other";
   }
 }
 
@@ -208,22 +219,24 @@ void Context::CreateInstance() {
     features_ext = HasExtension(kValidationLayer, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
     if (features_ext) extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
   }
-  const bool debug_utils = HasExtension(nullptr, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
-                           (options_.validation && HasExtension(kValidationLayer, VK_EXT_DEBUG_UTILS_EXTENSION_NAME));
+  const bool debug_utils =
+      HasExtension(nullptr, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
+      (options_.validation && HasExtension(kValidationLayer, VK_EXT_DEBUG_UTILS_EXTENSION_NAME));
   if (debug_utils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 
   VkDebugUtilsMessengerCreateInfoEXT messenger_ci{};
 
   messenger_ci.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
-  messenger_ci.messageSeverity =
-      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  messenger_ci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                                 VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   messenger_ci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
                              VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                              VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   messenger_ci.pfnUserCallback = &Context::OnMessage;
   messenger_ci.pUserData = this;
 
-  const VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  const VkValidationFeatureEnableEXT enables[] = {
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
   VkValidationFeaturesEXT features{};
   features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
   features.enabledValidationFeatureCount = 1;
@@ -259,15 +272,17 @@ void Context::CreateInstance() {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
     if (!create) throw Error("vkCreateDebugUtilsMessengerEXT is not available");
-    VkCheck(create(instance_, &messenger_ci, nullptr, &messenger_), "vkCreateDebugUtilsMessengerEXT");
+    VkCheck(create(instance_, &messenger_ci, nullptr, &messenger_),
+            "vkCreateDebugUtilsMessengerEXT");
   }
 }
 
 void Context::PickPhysicalDevice() {
   std::vector<VkPhysicalDevice> devices = PhysicalDevices(instance_);
   if (devices.empty()) {
-    throw Error(std::string("no Vulkan device found (vkEnumeratePhysicalDevices returned 0 devices); ") +
-                kNoDriverHint);
+    throw Error(
+        std::string("no Vulkan device found (vkEnumeratePhysicalDevices returned 0 devices); ") +
+        kNoDriverHint);
   }
   std::vector<DeviceInfo> infos = DescribeDevices(devices);
 
@@ -278,16 +293,17 @@ void Context::PickPhysicalDevice() {
       char* end = nullptr;
       long v = std::strtol(env, &end, 10);
       if (*end != '\0' || v < 0) {
-        throw Error(std::string("MSC_VK_DEVICE='") + env + "' is not a device index; devices:" +
-                    DeviceListString(infos));
+        throw Error(std::string("MSC_VK_DEVICE='") + env +
+                    "' is not a device index; devices:" + DeviceListString(infos));
       }
       index = static_cast<int>(v);
       source = "MSC_VK_DEVICE";
     }
   }
   if (index >= static_cast<int>(devices.size())) {
-    throw Error("Vulkan device index " + std::to_string(index) + " (" + source + ") is out of range; " +
-                std::to_string(devices.size()) + " device(s):" + DeviceListString(infos));
+    throw Error("Vulkan device index " + std::to_string(index) + " (" + source +
+                ") is out of range; " + std::to_string(devices.size()) +
+                " device(s):" + DeviceListString(infos));
   }
   if (index < 0) {
     int best_rank = -1;
@@ -299,12 +315,14 @@ void Context::PickPhysicalDevice() {
         index = static_cast<int>(i);
       }
     }
-    if (index < 0) throw Error("no Vulkan device has a compute queue; devices:" + DeviceListString(infos));
+    if (index < 0)
+      throw Error("no Vulkan device has a compute queue; devices:" + DeviceListString(infos));
   }
   physical_device_ = devices[index];
   info_ = infos[index];
   if (!ComputeQueueFamily(physical_device_, &queue_family_)) {
-    throw Error("Vulkan device " + std::to_string(index) + " (" + info_.name + ") has no compute queue");
+    throw Error("Vulkan device " + std::to_string(index) + " (" + info_.name +
+                ") has no compute queue");
   }
   vkGetPhysicalDeviceProperties(physical_device_, &properties_);
   vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
@@ -317,7 +335,8 @@ void Context::PickPhysicalDevice() {
     if ((memory_properties_.memoryTypes[i].propertyFlags & shared) == shared) has_shared = true;
   }
   uma_ = has_shared && !options_.force_staging &&
-         (info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU || info_.type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU);
+         (info_.type == VK_PHYSICAL_DEVICE_TYPE_CPU ||
+          info_.type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU);
   if (options_.verbose) std::fprintf(stderr, "msc_vk: using %s\n", Describe().c_str());
 }
 
@@ -332,7 +351,8 @@ void Context::CreateDevice() {
   dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
-  VkCheck(vkCreateDevice(physical_device_, &dci, nullptr, &device_), "vkCreateDevice(" + info_.name + ")");
+  VkCheck(vkCreateDevice(physical_device_, &dci, nullptr, &device_),
+          "vkCreateDevice(" + info_.name + ")");
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
 
   VkCommandPoolCreateInfo pci{};
@@ -350,8 +370,9 @@ bool Context::use_tiled_kernels() const {
 }
 
 std::string Context::Describe() const {
-  return info_.name + " [" + DeviceTypeName(info_.type) + ", Vulkan " + VersionString(info_.api_version) +
-         ", index " + std::to_string(info_.index) + (uma_ ? ", unified memory" : "") + "]";
+  return info_.name + " [" + DeviceTypeName(info_.type) + ", Vulkan " +
+         VersionString(info_.api_version) + ", index " + std::to_string(info_.index) +
+         (uma_ ? ", unified memory" : "") + "]";
 }
 
 uint32_t Context::FindMemoryType(uint32_t type_bits, VkMemoryPropertyFlags required,
@@ -380,7 +401,8 @@ void Context::SubmitAndWait(VkCommandBuffer cmd, VkFence fence) const {
   VkCheck(vkQueueSubmit(queue_, 1, &si, fence), "vkQueueSubmit");
   VkResult r = vkWaitForFences(device_, 1, &fence, VK_TRUE, options_.fence_timeout_ns);
   if (r == VK_TIMEOUT) {
-    throw Error("GPU work did not finish within " + std::to_string(options_.fence_timeout_ns / 1000000000ull) +
+    throw Error("GPU work did not finish within " +
+                std::to_string(options_.fence_timeout_ns / 1000000000ull) +
                 " s (fence timeout) on " + info_.name);
   }
   VkCheck(r, "vkWaitForFences");

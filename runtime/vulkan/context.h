@@ -24,11 +24,11 @@
 namespace msc_vk {
 
 struct ContextOptions {
-  int device_index = -1;        // -1: MSC_VK_DEVICE, else automatic choice
-  bool validation = false;      // enable Khronos validation + synchronization validation
-  bool force_staging = false;   // treat the device as non-UMA (tests the staging-copy paths)
-  int tiled_kernels = -1;       // shared-memory tiled GEMM: -1 auto (GPUs only), 0 never, 1 always
-  bool verbose = false;         // print the chosen device to stderr
+  int device_index = -1;       // -1: MSC_VK_DEVICE, else automatic choice
+  bool validation = false;     // enable Khronos validation + synchronization validation
+  bool force_staging = false;  // treat the device as non-UMA (tests the staging-copy paths)
+  int tiled_kernels = -1;      // shared-memory tiled GEMM: -1 auto (GPUs only), 0 never, 1 always
+  bool verbose = false;        // print the chosen device to stderr
   uint64_t fence_timeout_ns = 120ull * 1000 * 1000 * 1000;  // a GPU job longer than this fails
 };
 

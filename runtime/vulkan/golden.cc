@@ -8,19 +8,23 @@ namespace msc_vk {
 
 std::string CompareResult::Summary() const {
   char buf[512];
-  std::snprintf(buf, sizeof(buf), "output '%s' (%zu values): max_abs=%.3g max_rel=%.3g (atol=%g rtol=%g) %s",
-                name.c_str(), count, max_abs_error, max_rel_error, tol.atol, tol.rtol, pass() ? "PASS" : "FAIL");
+  std::snprintf(buf, sizeof(buf),
+                "output '%s' (%zu values): max_abs=%.3g max_rel=%.3g (atol=%g rtol=%g) %s",
+                name.c_str(), count, max_abs_error, max_rel_error, tol.atol, tol.rtol,
+                pass() ? "PASS" : "FAIL");
   std::string s = buf;
   if (!pass()) {
-    std::snprintf(buf, sizeof(buf), "; %zu of %zu values outside tolerance, worst at index %zu: got %.9g, expected %.9g",
-                  mismatches, count, worst_index, worst_actual, worst_expected);
+    std::snprintf(
+        buf, sizeof(buf),
+        "; %zu of %zu values outside tolerance, worst at index %zu: got %.9g, expected %.9g",
+        mismatches, count, worst_index, worst_actual, worst_expected);
     s += buf;
   }
   return s;
 }
 
-CompareResult CompareFloat32(const std::string& name, const float* actual, const float* expected, size_t n,
-                             Tolerance tol) {
+CompareResult CompareFloat32(const std::string& name, const float* actual, const float* expected,
+                             size_t n, Tolerance tol) {
   CompareResult r;
   r.name = name;
   r.count = n;
@@ -55,8 +59,8 @@ CompareResult CompareFloat32(const std::string& name, const float* actual, const
   return r;
 }
 
-CompareResult CompareExact(const std::string& name, const uint8_t* actual, const uint8_t* expected, size_t n,
-                           size_t element_size) {
+CompareResult CompareExact(const std::string& name, const uint8_t* actual, const uint8_t* expected,
+                           size_t n, size_t element_size) {
   CompareResult r;
   r.name = name;
   r.count = n;

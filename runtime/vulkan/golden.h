@@ -25,16 +25,16 @@ struct CompareResult {
   double worst_actual = 0, worst_expected = 0;
   Tolerance tol;
   bool pass() const { return mismatches == 0; }
-  // "output 'y' (1000 values): max_abs=1.19e-07 max_rel=2.38e-07 (atol=0.001 rtol=0.001) PASS", plus
-  // the first worst element and the mismatch count when it fails.
+  // "output 'y' (1000 values): max_abs=1.19e-07 max_rel=2.38e-07 (atol=0.001 rtol=0.001) PASS",
+  // plus the first worst element and the mismatch count when it fails.
   std::string Summary() const;
 };
 
 // Compares n float32 values. Sizes are the caller's business (see RunMain for shape checks).
-CompareResult CompareFloat32(const std::string& name, const float* actual, const float* expected, size_t n,
-                             Tolerance tol = {});
+CompareResult CompareFloat32(const std::string& name, const float* actual, const float* expected,
+                             size_t n, Tolerance tol = {});
 // Compares raw bytes exactly (integer and bool outputs): mismatches = differing elements.
-CompareResult CompareExact(const std::string& name, const uint8_t* actual, const uint8_t* expected, size_t n,
-                           size_t element_size);
+CompareResult CompareExact(const std::string& name, const uint8_t* actual, const uint8_t* expected,
+                           size_t n, size_t element_size);
 
 }  // namespace msc_vk

@@ -19,7 +19,8 @@ long ParseInt(const std::string& opt, const std::string& v, long min) {
   char* end = nullptr;
   long x = std::strtol(v.c_str(), &end, 10);
   if (v.empty() || *end != '\0' || x < min) {
-    throw Error("option " + opt + " expects an integer >= " + std::to_string(min) + ", got '" + v + "'");
+    throw Error("option " + opt + " expects an integer >= " + std::to_string(min) + ", got '" + v +
+                "'");
   }
   return x;
 }
@@ -43,8 +44,10 @@ Golden OpenGolden(const std::string& path) {
   Golden g;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    g.inputs = std::make_unique<SafetensorsFile>(path + "/inputs.safetensors", "golden inputs file");
-    g.outputs = std::make_unique<SafetensorsFile>(path + "/outputs.safetensors", "golden outputs file");
+    g.inputs =
+        std::make_unique<SafetensorsFile>(path + "/inputs.safetensors", "golden inputs file");
+    g.outputs =
+        std::make_unique<SafetensorsFile>(path + "/outputs.safetensors", "golden outputs file");
   } else {
     g.inputs = std::make_unique<SafetensorsFile>(path, "golden file");
     g.outputs = std::make_unique<SafetensorsFile>(path, "golden file");
@@ -119,18 +122,30 @@ MainOptions ParseMainOptions(const std::vector<std::string>& args, const MainOpt
       if (i + 1 >= args.size()) throw Error("option " + a + " needs a value");
       return args[++i];
     };
-    if (a == "--device") o.device = static_cast<int>(ParseInt(a, value(), 0));
-    else if (a == "--bench") o.bench = static_cast<int>(ParseInt(a, value(), 1));
-    else if (a == "--warmup") o.warmup = static_cast<int>(ParseInt(a, value(), 0));
-    else if (a == "--weights") o.weights = value();
-    else if (a == "--golden") o.golden = value();
-    else if (a == "--atol") o.tol.atol = ParseDouble(a, value());
-    else if (a == "--rtol") o.tol.rtol = ParseDouble(a, value());
-    else if (a == "--validation") o.validation = true;
-    else if (a == "--verbose") o.verbose = true;
-    else if (a == "--list-devices") o.list_devices = true;
-    else if (a == "-h" || a == "--help") o.help = true;
-    else throw Error("unknown option '" + a + "'");
+    if (a == "--device")
+      o.device = static_cast<int>(ParseInt(a, value(), 0));
+    else if (a == "--bench")
+      o.bench = static_cast<int>(ParseInt(a, value(), 1));
+    else if (a == "--warmup")
+      o.warmup = static_cast<int>(ParseInt(a, value(), 0));
+    else if (a == "--weights")
+      o.weights = value();
+    else if (a == "--golden")
+      o.golden = value();
+    else if (a == "--atol")
+      o.tol.atol = ParseDouble(a, value());
+    else if (a == "--rtol")
+      o.tol.rtol = ParseDouble(a, value());
+    else if (a == "--validation")
+      o.validation = true;
+    else if (a == "--verbose")
+      o.verbose = true;
+    else if (a == "--list-devices")
+      o.list_devices = true;
+    else if (a == "-h" || a == "--help")
+      o.help = true;
+    else
+      throw Error("unknown option '" + a + "'");
   }
   return o;
 }
@@ -144,7 +159,8 @@ int RunMain(int argc, char** argv, const BuildFn& build, const MainOptions& defa
       return 0;
     }
     if (opt.list_devices) {
-      for (const DeviceInfo& d : ListDevices()) std::printf("%d: %s (%s)\n", d.index, d.name.c_str(), DeviceTypeName(d.type));
+      for (const DeviceInfo& d : ListDevices())
+        std::printf("%d: %s (%s)\n", d.index, d.name.c_str(), DeviceTypeName(d.type));
       return 0;
     }
     ContextOptions copt;

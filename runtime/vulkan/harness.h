@@ -28,16 +28,16 @@ class Context;
 class Model;
 
 struct MainOptions {
-  std::string weights;     // --weights PATH
-  std::string golden;      // --golden PATH (directory or file, see above)
-  int device = -1;         // --device INDEX (-1: MSC_VK_DEVICE or automatic)
-  int bench = 0;           // --bench N: N timed runs (0: golden check)
-  int warmup = 5;          // --warmup N
-  Tolerance tol;           // --atol X --rtol X
-  bool validation = false; // --validation
+  std::string weights;        // --weights PATH
+  std::string golden;         // --golden PATH (directory or file, see above)
+  int device = -1;            // --device INDEX (-1: MSC_VK_DEVICE or automatic)
+  int bench = 0;              // --bench N: N timed runs (0: golden check)
+  int warmup = 5;             // --warmup N
+  Tolerance tol;              // --atol X --rtol X
+  bool validation = false;    // --validation
   bool list_devices = false;  // --list-devices
-  bool verbose = false;    // --verbose
-  bool help = false;       // -h / --help
+  bool verbose = false;       // --verbose
+  bool help = false;          // -h / --help
 };
 
 // Usage text; `program` is argv[0].
@@ -46,7 +46,8 @@ std::string Usage(const std::string& program);
 MainOptions ParseMainOptions(const std::vector<std::string>& args, const MainOptions& defaults);
 
 // Builds the model on `ctx` reading weights from `weights_path`.
-using BuildFn = std::function<std::unique_ptr<Model>(Context& ctx, const std::string& weights_path)>;
+using BuildFn =
+    std::function<std::unique_ptr<Model>(Context& ctx, const std::string& weights_path)>;
 
 // Parses options, creates the Context, builds the model, runs the golden check or the
 // benchmark. Never throws; returns the exit status described above.

@@ -7,7 +7,8 @@ namespace msc_vk {
 Model::Model(Context& ctx, uint64_t arena_bytes, const std::string& weights_path,
              const std::vector<WeightSpec>& weights)
     : ctx_(ctx),
-      arena_(ctx, (arena_bytes + 255) / 256 * 256, MemoryKind::kDevice, "arena"),  // whole vec4 texels
+      arena_(ctx, (arena_bytes + 255) / 256 * 256, MemoryKind::kDevice,
+             "arena"),  // whole vec4 texels
       weights_(ctx, weights_path, weights),
       program_(ctx) {}
 
@@ -23,7 +24,8 @@ Tensor Model::Arena(const std::string& name, DType dtype, Shape shape, uint64_t 
 }
 
 void Model::Output(const std::string& name, const Tensor& t) {
-  if (t.buffer != &arena_) throw Error("output '" + name + "' (" + t.Describe() + ") must be an arena tensor");
+  if (t.buffer != &arena_)
+    throw Error("output '" + name + "' (" + t.Describe() + ") must be an arena tensor");
   Tensor out = t;
   out.name = name;
   program_.AddOutput(out);

@@ -24,7 +24,8 @@ class Model {
  public:
   // `arena_bytes`: size of the buffer holding all inputs/outputs/intermediates (offsets are
   // planned by the generator, 256-byte aligned). `weights`: every weight the graph uses.
-  Model(Context& ctx, uint64_t arena_bytes, const std::string& weights_path, const std::vector<WeightSpec>& weights);
+  Model(Context& ctx, uint64_t arena_bytes, const std::string& weights_path,
+        const std::vector<WeightSpec>& weights);
 
   Context& context() const { return ctx_; }
   Program& program() { return program_; }
@@ -42,8 +43,12 @@ class Model {
   const std::vector<Tensor>& outputs() const { return outputs_; }  // named as the graph outputs
 
   // Host I/O by position in inputs()/outputs(); bytes must equal the tensor's byte size.
-  void SetInput(size_t index, const void* data, size_t bytes) { program_.Write(inputs_.at(index), data, bytes); }
-  void GetOutput(size_t index, void* data, size_t bytes) { program_.Read(outputs_.at(index), data, bytes); }
+  void SetInput(size_t index, const void* data, size_t bytes) {
+    program_.Write(inputs_.at(index), data, bytes);
+  }
+  void GetOutput(size_t index, void* data, size_t bytes) {
+    program_.Read(outputs_.at(index), data, bytes);
+  }
   // One inference: one vkQueueSubmit + fence wait.
   void Run() { program_.Run(); }
 

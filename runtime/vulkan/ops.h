@@ -56,13 +56,15 @@ void Dense(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activa
 void Matmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b = false,
             Activation act = {});
 // nn.batch_matmul: a [B, M, K] @ b [B, K, N] (b [B, N, K] when transpose_b).
-void BatchMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b = false);
+void BatchMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y,
+                 bool transpose_b = false);
 
 // ---- normalization / pooling / reductions -------------------------------------------------
 
 // nn.batch_norm (inference): y = (x - mean) / sqrt(var + epsilon) * gamma + beta along `axis`.
-void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
-               const Tensor& var, const Tensor& y, int64_t axis = 1, double epsilon = 1e-5);
+void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+               const Tensor& mean, const Tensor& var, const Tensor& y, int64_t axis = 1,
+               double epsilon = 1e-5);
 
 struct Pool2dAttrs {
   std::array<int64_t, 2> pool_size{1, 1};
@@ -70,9 +72,10 @@ struct Pool2dAttrs {
   std::array<int64_t, 4> padding{0, 0, 0, 0};  // top, left, bottom, right
   std::array<int64_t, 2> dilation{1, 1};       // max pooling only
   bool ceil_mode = false;
-  bool count_include_pad = true;                // avg pooling only (torch default)
+  bool count_include_pad = true;  // avg pooling only (torch default)
 };
-// nn.max_pool2d / nn.avg_pool2d: x [N, C, H, W] -> y [N, C, OH, OW] (OH/OW checked, incl. ceil_mode).
+// nn.max_pool2d / nn.avg_pool2d: x [N, C, H, W] -> y [N, C, OH, OW] (OH/OW checked, incl.
+// ceil_mode).
 void MaxPool2d(Program& p, const Tensor& x, const Tensor& y, const Pool2dAttrs& a);
 void AvgPool2d(Program& p, const Tensor& x, const Tensor& y, const Pool2dAttrs& a);
 // nn.adaptive_avg_pool2d: x [N, C, H, W] -> y [N, C, OH, OW] (output_size = y's last two dims).
@@ -81,7 +84,8 @@ void AdaptiveAvgPool2d(Program& p, const Tensor& x, const Tensor& y);
 // nn.softmax along `axis` (negative counts from the end).
 void Softmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis = -1);
 // mean over `axes` (empty: all; negative allowed); y's shape must match keepdims.
-void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes, bool keepdims);
+void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
+          bool keepdims);
 
 // ---- elementwise ---------------------------------------------------------------------------
 

@@ -22,14 +22,15 @@ struct CopyPush {
 };
 
 int32_t I32(int64_t v, const char* optype, const Tensor& y) {
-  if (v < INT32_MIN || v > INT32_MAX) Fail(optype, y, "index " + std::to_string(v) + " is out of range");
+  if (v < INT32_MIN || v > INT32_MAX)
+    Fail(optype, y, "index " + std::to_string(v) + " is out of range");
   return static_cast<int32_t>(v);
 }
 
 // Copies the index space `shape` from x (src strides/offset) into y (dst strides/offset).
-void StridedCopy(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y, const Shape& shape,
-                 const std::vector<int64_t>& src_stride, int64_t src_offset, const std::vector<int64_t>& dst_stride,
-                 int64_t dst_offset) {
+void StridedCopy(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
+                 const Shape& shape, const std::vector<int64_t>& src_stride, int64_t src_offset,
+                 const std::vector<int64_t>& dst_stride, int64_t dst_offset) {
   const int64_t total = NumElements(shape);
   if (total == 0) return;
   detail::Collapsed c = detail::Collapse(shape, {src_stride, dst_stride}, optype, y);
@@ -48,20 +49,22 @@ void StridedCopy(Program& p, const char* optype, const char* stem, const Tensor&
   // Mode 1: contiguous on both sides (all dims merged into the last one), aligned: vec4 copy.
   // Mode 2: destination rows contiguous and 4-aligned: gather 4, store one vec4.
   uint32_t mode = 0;
-  if (c.shape[0] * c.shape[1] * c.shape[2] == 1 && c.strides[0][3] == 1 && c.strides[1][3] == 1 && total % 4 == 0 &&
-      src_offset % 4 == 0 && dst_offset % 4 == 0 && x.numel() % 4 == 0) {
+  if (c.shape[0] * c.shape[1] * c.shape[2] == 1 && c.strides[0][3] == 1 && c.strides[1][3] == 1 &&
+      total % 4 == 0 && src_offset % 4 == 0 && dst_offset % 4 == 0 && x.numel() % 4 == 0) {
     mode = 1;
-  } else if (c.shape[3] % 4 == 0 && c.strides[1][3] == 1 && dst_offset % 4 == 0 && c.strides[1][0] % 4 == 0 &&
-             c.strides[1][1] % 4 == 0 && c.strides[1][2] % 4 == 0) {
+  } else if (c.shape[3] % 4 == 0 && c.strides[1][3] == 1 && dst_offset % 4 == 0 &&
+             c.strides[1][0] % 4 == 0 && c.strides[1][1] % 4 == 0 && c.strides[1][2] % 4 == 0) {
     mode = 2;
   }
-  detail::Launch(p, stem, {InTexel(x, mode == 1 ? View::kTexelVec4 : View::kTexelFloat), Out(y)}, push, {mode},
-                 Grid1D(p.context(), mode == 0 ? total : total / 4, 64), y);
+  detail::Launch(p, stem, {InTexel(x, mode == 1 ? View::kTexelVec4 : View::kTexelFloat), Out(y)},
+                 push, {mode}, Grid1D(p.context(), mode == 0 ? total : total / 4, 64), y);
 }
 
-void ReshapeLike(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y) {
+void ReshapeLike(Program& p, const char* optype, const char* stem, const Tensor& x,
+                 const Tensor& y) {
   CheckFloat32(optype, y, {&x, &y});
-  if (x.numel() != y.numel()) Fail(optype, y, "input " + x.Describe() + " and output differ in element count");
+  if (x.numel() != y.numel())
+    Fail(optype, y, "input " + x.Describe() + " and output differ in element count");
   if (detail::SameBytes(x, y)) return;
   StridedCopy(p, optype, stem, x, y, {x.numel()}, {1}, 0, {1}, 0);
 }
@@ -73,7 +76,9 @@ void Permute(Program& p, const char* optype, const char* stem, const Tensor& x, 
   if (axes.empty()) {
     for (size_t i = 0; i < r; ++i) axes.push_back(static_cast<int64_t>(r - 1 - i));
   }
-  if (axes.size() != r) Fail(optype, y, "axes has " + std::to_string(axes.size()) + " entries for rank " + std::to_string(r));
+  if (axes.size() != r)
+    Fail(optype, y,
+         "axes has " + std::to_string(axes.size()) + " entries for rank " + std::to_string(r));
   std::vector<bool> seen(r, false);
   const std::vector<int64_t> xs = detail::ContiguousStrides(x.shape);
   Shape expect;
@@ -85,14 +90,19 @@ void Permute(Program& p, const char* optype, const char* stem, const Tensor& x, 
     expect.push_back(x.shape[ax]);
     src.push_back(xs[ax]);
   }
-  if (y.shape != expect) Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
+  if (y.shape != expect)
+    Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
   StridedCopy(p, optype, stem, x, y, y.shape, src, 0, detail::ContiguousStrides(y.shape), 0);
 }
 
 }  // namespace
 
-void Reshape(Program& p, const Tensor& x, const Tensor& y) { ReshapeLike(p, "reshape", "reshape", x, y); }
-void Squeeze(Program& p, const Tensor& x, const Tensor& y) { ReshapeLike(p, "squeeze", "squeeze", x, y); }
+void Reshape(Program& p, const Tensor& x, const Tensor& y) {
+  ReshapeLike(p, "reshape", "reshape", x, y);
+}
+void Squeeze(Program& p, const Tensor& x, const Tensor& y) {
+  ReshapeLike(p, "squeeze", "squeeze", x, y);
+}
 void ExpandDims(Program& p, const Tensor& x, const Tensor& y) {
   ReshapeLike(p, "expand_dims", "expand_dims", x, y);
 }
@@ -111,24 +121,30 @@ void Concat(Program& p, const std::vector<Tensor>& inputs, const Tensor& y, int6
   if (inputs.empty()) Fail(op, y, "needs at least one input");
   const int64_t ax = detail::NormAxis(axis, y.shape.size(), op, y);
   Shape expect = inputs[0].shape;
-  if (expect.size() != y.shape.size()) Fail(op, y, "input " + inputs[0].Describe() + " and output differ in rank");
+  if (expect.size() != y.shape.size())
+    Fail(op, y, "input " + inputs[0].Describe() + " and output differ in rank");
   expect[ax] = 0;
   for (const Tensor& t : inputs) {
     CheckFloat32(op, y, {&t});
     Shape s = t.shape;
-    if (s.size() != y.shape.size()) Fail(op, y, "input " + t.Describe() + " and output differ in rank");
+    if (s.size() != y.shape.size())
+      Fail(op, y, "input " + t.Describe() + " and output differ in rank");
     const int64_t len = s[ax];
     s[ax] = 0;
     Shape e = expect;
     e[ax] = 0;
-    if (s != e) Fail(op, y, "input " + t.Describe() + " differs from the others outside axis " + std::to_string(ax));
+    if (s != e)
+      Fail(op, y,
+           "input " + t.Describe() + " differs from the others outside axis " + std::to_string(ax));
     expect[ax] += len;
   }
-  if (y.shape != expect) Fail(op, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
+  if (y.shape != expect)
+    Fail(op, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
   const std::vector<int64_t> ys = detail::ContiguousStrides(y.shape);
   int64_t at = 0;
   for (const Tensor& t : inputs) {
-    StridedCopy(p, op, "concat", t, y, t.shape, detail::ContiguousStrides(t.shape), 0, ys, at * ys[ax]);
+    StridedCopy(p, op, "concat", t, y, t.shape, detail::ContiguousStrides(t.shape), 0, ys,
+                at * ys[ax]);
     at += t.shape[ax];
   }
 }
@@ -138,7 +154,8 @@ void StridedSlice(Program& p, const Tensor& x, const Tensor& y, const std::vecto
                   const std::vector<int64_t>& axes) {
   const char* op = "strided_slice";
   CheckFloat32(op, y, {&x, &y});
-  if (begin.size() != axes.size() || end.size() != axes.size() || (!strides.empty() && strides.size() != axes.size())) {
+  if (begin.size() != axes.size() || end.size() != axes.size() ||
+      (!strides.empty() && strides.size() != axes.size())) {
     Fail(op, y, "begin, end, strides and axes must have the same length");
   }
   const size_t r = x.shape.size();
@@ -166,7 +183,9 @@ void StridedSlice(Program& p, const Tensor& x, const Tensor& y, const std::vecto
     src[ax] = xs[ax] * step;
     if (len > 0) offset += b * xs[ax];
   }
-  if (y.shape != out) Fail(op, y, "output " + y.Describe() + " does not match the computed shape " + ShapeToString(out));
+  if (y.shape != out)
+    Fail(op, y,
+         "output " + y.Describe() + " does not match the computed shape " + ShapeToString(out));
   StridedCopy(p, op, "strided_slice", x, y, out, src, offset, detail::ContiguousStrides(out), 0);
 }
 

@@ -18,11 +18,14 @@ std::vector<int64_t> BroadcastStrides(const Shape& t, const Shape& out) {
   return s;
 }
 
-void Binary(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b, const Tensor& y) {
+void Binary(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
+            const Tensor& y) {
   CheckFloat32(optype, y, {&a, &b, &y});
   Shape out;
   if (!detail::BroadcastShapes(a.shape, b.shape, &out) || out != y.shape) {
-    Fail(optype, y, "output " + y.Describe() + " is not the broadcast of " + a.Describe() + " and " + b.Describe());
+    Fail(optype, y,
+         "output " + y.Describe() + " is not the broadcast of " + a.Describe() + " and " +
+             b.Describe());
   }
   const int64_t total = y.numel();
   struct {
@@ -30,11 +33,15 @@ void Binary(Program& p, const char* optype, const char* stem, const Tensor& a, c
   } push{};
   push.total = U32(total, optype, y, "elements");
   uint32_t mode = 0;
-  if (total % 4 == 0 && a.numel() == total && b.numel() == total) mode = 1;
-  else if (total % 4 == 0 && a.numel() == total && b.numel() == 1) mode = 2;
-  else if (total % 4 == 0 && a.numel() == 1 && b.numel() == total) mode = 3;
+  if (total % 4 == 0 && a.numel() == total && b.numel() == total)
+    mode = 1;
+  else if (total % 4 == 0 && a.numel() == total && b.numel() == 1)
+    mode = 2;
+  else if (total % 4 == 0 && a.numel() == 1 && b.numel() == total)
+    mode = 3;
   if (mode == 0) {
-    detail::Collapsed c = detail::Collapse(out, {BroadcastStrides(a.shape, out), BroadcastStrides(b.shape, out)}, optype, y);
+    detail::Collapsed c = detail::Collapse(
+        out, {BroadcastStrides(a.shape, out), BroadcastStrides(b.shape, out)}, optype, y);
     for (int d = 0; d < 4; ++d) {
       push.shape[d] = U32(c.shape[d], optype, y, "dim");
       push.a_stride[d] = U32(c.strides[0][d], optype, y, "stride");
@@ -51,30 +58,35 @@ void Binary(Program& p, const char* optype, const char* stem, const Tensor& a, c
                  Grid1D(p.context(), mode == 0 ? total : total / 4, 64), y);
 }
 
-void Unary(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y, float p0 = 0,
-           float p1 = 0) {
+void Unary(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
+           float p0 = 0, float p1 = 0) {
   CheckFloat32(optype, y, {&x, &y});
-  if (x.numel() != y.numel()) Fail(optype, y, "input " + x.Describe() + " and output differ in size");
+  if (x.numel() != y.numel())
+    Fail(optype, y, "input " + x.Describe() + " and output differ in size");
   const int64_t total = y.numel();
   const bool vec4 = total % 4 == 0;
   struct {
     uint32_t total;
     float p0, p1;
   } push{U32(total, optype, y, "elements"), p0, p1};
-  detail::Launch(p, stem, {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), Out(y)}, push, {vec4 ? 1u : 0u},
-                 Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
+  detail::Launch(p, stem, {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), Out(y)}, push,
+                 {vec4 ? 1u : 0u}, Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
 }
 
 }  // namespace
 
-void Add(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) { Binary(p, "add", "add", a, b, y); }
+void Add(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
+  Binary(p, "add", "add", a, b, y);
+}
 void Subtract(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
   Binary(p, "subtract", "subtract", a, b, y);
 }
 void Multiply(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
   Binary(p, "multiply", "multiply", a, b, y);
 }
-void Divide(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) { Binary(p, "divide", "divide", a, b, y); }
+void Divide(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
+  Binary(p, "divide", "divide", a, b, y);
+}
 
 void Relu(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "nn.relu", "nn/relu", x, y); }
 void Sigmoid(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "sigmoid", "sigmoid", x, y); }

@@ -19,8 +19,8 @@ struct ConvPush {
   float act_min, act_max;
 };
 
-void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w, const Tensor* bias,
-          const Tensor& y, const Conv2dAttrs& a) {
+void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
+          const Tensor* bias, const Tensor& y, const Conv2dAttrs& a) {
   CheckFloat32(optype, y, {&x, &w, &y});
   if (bias) CheckFloat32(optype, y, {bias});
   CheckRank(optype, y, x, 4, "input");
@@ -29,7 +29,9 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
   const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
   const int64_t O = w.dim(0), KH = w.dim(2), KW = w.dim(3), G = a.groups;
   if (G < 1 || C % G != 0 || O % G != 0 || w.dim(1) != C / G) {
-    Fail(optype, y, "groups = " + std::to_string(G) + " does not fit input " + x.Describe() + " and weight " + w.Describe());
+    Fail(optype, y,
+         "groups = " + std::to_string(G) + " does not fit input " + x.Describe() + " and weight " +
+             w.Describe());
   }
   for (int64_t v : {a.strides[0], a.strides[1], a.dilation[0], a.dilation[1]}) {
     if (v < 1) Fail(optype, y, "strides and dilation must be >= 1");
@@ -37,32 +39,51 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
   for (int64_t v : a.padding) {
     if (v < 0) Fail(optype, y, "padding must be >= 0");
   }
-  const int64_t OH = (H + a.padding[0] + a.padding[2] - a.dilation[0] * (KH - 1) - 1) / a.strides[0] + 1;
-  const int64_t OW = (W + a.padding[1] + a.padding[3] - a.dilation[1] * (KW - 1) - 1) / a.strides[1] + 1;
+  const int64_t OH =
+      (H + a.padding[0] + a.padding[2] - a.dilation[0] * (KH - 1) - 1) / a.strides[0] + 1;
+  const int64_t OW =
+      (W + a.padding[1] + a.padding[3] - a.dilation[1] * (KW - 1) - 1) / a.strides[1] + 1;
   if (y.shape != Shape{N, O, OH, OW}) {
-    Fail(optype, y, "output " + y.Describe() + " does not match the computed shape " + ShapeToString({N, O, OH, OW}));
+    Fail(optype, y,
+         "output " + y.Describe() + " does not match the computed shape " +
+             ShapeToString({N, O, OH, OW}));
   }
-  if (bias && bias->numel() != O) Fail(optype, y, "bias " + bias->Describe() + " must have " + std::to_string(O) + " elements");
+  if (bias && bias->numel() != O)
+    Fail(optype, y, "bias " + bias->Describe() + " must have " + std::to_string(O) + " elements");
 
   const int64_t Cg = C / G, Og = O / G, kdim = Cg * KH * KW;
   const bool depthwise = Cg == 1 && Og == 1;
   const bool wvec4 = kdim % 4 == 0;
   const bool store4 = (OH * OW) % 4 == 0;
-  ConvPush push{U32(N, optype, y, "N"), U32(C, optype, y, "C"), U32(H, optype, y, "H"), U32(W, optype, y, "W"),
-                U32(O, optype, y, "O"), U32(OH, optype, y, "OH"), U32(OW, optype, y, "OW"),
-                U32(KH, optype, y, "KH"), U32(KW, optype, y, "KW"),
-                U32(a.strides[0], optype, y, "stride"), U32(a.strides[1], optype, y, "stride"),
-                U32(a.padding[0], optype, y, "padding"), U32(a.padding[1], optype, y, "padding"),
-                U32(a.dilation[0], optype, y, "dilation"), U32(a.dilation[1], optype, y, "dilation"),
-                U32(G, optype, y, "groups"), a.act.min, a.act.max};
-  std::vector<Binding> bindings = {InTexel(x), InTexel(w, wvec4 ? View::kTexelVec4 : View::kTexelFloat)};
+  ConvPush push{U32(N, optype, y, "N"),
+                U32(C, optype, y, "C"),
+                U32(H, optype, y, "H"),
+                U32(W, optype, y, "W"),
+                U32(O, optype, y, "O"),
+                U32(OH, optype, y, "OH"),
+                U32(OW, optype, y, "OW"),
+                U32(KH, optype, y, "KH"),
+                U32(KW, optype, y, "KW"),
+                U32(a.strides[0], optype, y, "stride"),
+                U32(a.strides[1], optype, y, "stride"),
+                U32(a.padding[0], optype, y, "padding"),
+                U32(a.padding[1], optype, y, "padding"),
+                U32(a.dilation[0], optype, y, "dilation"),
+                U32(a.dilation[1], optype, y, "dilation"),
+                U32(G, optype, y, "groups"),
+                a.act.min,
+                a.act.max};
+  std::vector<Binding> bindings = {InTexel(x),
+                                   InTexel(w, wvec4 ? View::kTexelVec4 : View::kTexelFloat)};
   if (bias) bindings.push_back(InTexel(*bias));
   bindings.push_back(Out(y));
   const uint64_t pixel_blocks = (OH * OW + 7) / 8;
-  const std::array<uint32_t, 3> grid = {U32((pixel_blocks + 63) / 64, optype, y, "grid x"),
-                                        U32(G * ((Og + kConvBM - 1) / kConvBM), optype, y, "grid y"), U32(N, optype, y, "grid z")};
+  const std::array<uint32_t, 3> grid = {
+      U32((pixel_blocks + 63) / 64, optype, y, "grid x"),
+      U32(G * ((Og + kConvBM - 1) / kConvBM), optype, y, "grid y"), U32(N, optype, y, "grid z")};
   detail::Launch(p, stem, std::move(bindings), push,
-                 {a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u}, grid, y);
+                 {a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u},
+                 grid, y);
 }
 
 struct GemmPush {
@@ -73,9 +94,9 @@ struct GemmPush {
 
 // y[batch..., M, N] = a[batch_a..., M, K] @ b'[batch_b..., K, N] with the batch dims of a and b
 // right-aligned against y's and broadcast (stride 0) where they are 1.
-void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, const Shape& a_batch, const Tensor& b,
-          const Shape& b_batch, const Tensor* bias, const Tensor& y, const Shape& y_batch, int64_t M, int64_t N,
-          int64_t K, bool trans_b, Activation act) {
+void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, const Shape& a_batch,
+          const Tensor& b, const Shape& b_batch, const Tensor* bias, const Tensor& y,
+          const Shape& y_batch, int64_t M, int64_t N, int64_t K, bool trans_b, Activation act) {
   const size_t nb = y_batch.size();
   std::vector<int64_t> as(nb, 0), bs(nb, 0);
   int64_t a_step = M * K, b_step = K * N;
@@ -115,13 +136,15 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   if (bias) bindings.push_back(InTexel(*bias));
   bindings.push_back(Out(y));
   const std::array<uint32_t, 3> grid =
-      tiled ? std::array<uint32_t, 3>{U32((N + 63) / 64, optype, y, "grid x"), U32((M + 63) / 64, optype, y, "grid y"),
+      tiled ? std::array<uint32_t, 3>{U32((N + 63) / 64, optype, y, "grid x"),
+                                      U32((M + 63) / 64, optype, y, "grid y"),
                                       U32(batch, optype, y, "grid z")}
             : std::array<uint32_t, 3>{U32(((N + 7) / 8 + 63) / 64, optype, y, "grid x"),
-                                      U32((M + 15) / 16, optype, y, "grid y"), U32(batch, optype, y, "grid z")};
+                                      U32((M + 15) / 16, optype, y, "grid y"),
+                                      U32(batch, optype, y, "grid z")};
   detail::Launch(p, stem, std::move(bindings), push,
-                 {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u, tiled ? 16u : 64u,
-                  tiled ? 16u : 1u},
+                 {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u,
+                  tiled ? 16u : 64u, tiled ? 16u : 1u},
                  grid, y);
 }
 
@@ -132,16 +155,19 @@ void LinearLike(Program& p, const char* optype, const char* stem, const Tensor& 
   CheckRank(optype, y, w, 2, "weight");
   if (x.shape.empty() || y.shape.empty()) Fail(optype, y, "input and output need at least one dim");
   const int64_t N = w.dim(0), K = w.dim(1);
-  if (x.dim(-1) != K) Fail(optype, y, "input " + x.Describe() + " does not match weight " + w.Describe() + " (K)");
+  if (x.dim(-1) != K)
+    Fail(optype, y, "input " + x.Describe() + " does not match weight " + w.Describe() + " (K)");
   Shape expect = x.shape;
   expect.back() = N;
-  if (y.shape != expect) Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
-  if (bias && bias->numel() != N) Fail(optype, y, "bias " + bias->Describe() + " must have " + std::to_string(N) + " elements");
+  if (y.shape != expect)
+    Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
+  if (bias && bias->numel() != N)
+    Fail(optype, y, "bias " + bias->Describe() + " must have " + std::to_string(N) + " elements");
   Gemm(p, optype, stem, x, {}, w, {}, bias, y, {}, x.numel() / K, N, K, true, act);
 }
 
-void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b, const Tensor& y,
-                bool trans_b, Activation act) {
+void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
+                const Tensor& y, bool trans_b, Activation act) {
   CheckFloat32(optype, y, {&a, &b, &y});
   if (a.shape.empty() || b.shape.empty()) Fail(optype, y, "operands must have at least one dim");
   const bool a1 = a.shape.size() == 1, b1 = b.shape.size() == 1;
@@ -158,7 +184,8 @@ void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& 
   Shape expect = batch;
   if (!a1) expect.push_back(M);
   if (!b1) expect.push_back(N);
-  if (y.shape != expect) Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
+  if (y.shape != expect)
+    Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
   Gemm(p, optype, stem, a, a_batch, b, b_batch, nullptr, y, batch, M, N, K, trans_b && !b1, act);
 }
 
@@ -177,7 +204,8 @@ void Linear(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activ
   LinearLike(p, "msc.linear", "msc/linear", x, w, nullptr, y, act);
 }
 
-void LinearBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y, Activation act) {
+void LinearBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
+                Activation act) {
   LinearLike(p, "msc.linear_bias", "msc/linear_bias", x, w, &bias, y, act);
 }
 
@@ -185,7 +213,8 @@ void Dense(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activa
   LinearLike(p, "nn.dense", "nn/dense", x, w, nullptr, y, act);
 }
 
-void Matmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b, Activation act) {
+void Matmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b,
+            Activation act) {
   MatmulLike(p, "matmul", "matmul", a, b, y, transpose_b, act);
 }
 

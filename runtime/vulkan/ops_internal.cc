@@ -13,7 +13,8 @@ std::array<uint32_t, 3> Grid1D(const Context& ctx, uint64_t invocations, uint32_
   if (groups <= max_x) return {static_cast<uint32_t>(groups), 1, 1};
   const uint64_t y = (groups + max_x - 1) / max_x;
   if (y > ctx.limits().maxComputeWorkGroupCount[1]) {
-    throw Error("1-D problem of " + std::to_string(invocations) + " invocations exceeds the device's grid");
+    throw Error("1-D problem of " + std::to_string(invocations) +
+                " invocations exceeds the device's grid");
   }
   return {static_cast<uint32_t>(max_x), static_cast<uint32_t>(y), 1};
 }
@@ -24,29 +25,37 @@ void Fail(const char* optype, const Tensor& y, const std::string& message) {
   throw Error(std::string(optype) + " '" + y.name + "': " + message);
 }
 
-void CheckFloat32(const char* optype, const Tensor& y, std::initializer_list<const Tensor*> tensors) {
+void CheckFloat32(const char* optype, const Tensor& y,
+                  std::initializer_list<const Tensor*> tensors) {
   for (const Tensor* t : tensors) {
     if (!t->buffer) Fail(optype, y, "tensor " + t->Describe() + " has no buffer");
     if (t->dtype != DType::kFloat32) {
-      Fail(optype, y, "tensor " + t->Describe() + " is " + DTypeName(t->dtype) + "; the Vulkan shaders take float32");
+      Fail(optype, y,
+           "tensor " + t->Describe() + " is " + DTypeName(t->dtype) +
+               "; the Vulkan shaders take float32");
     }
   }
 }
 
-void CheckRank(const char* optype, const Tensor& y, const Tensor& t, size_t rank, const char* role) {
+void CheckRank(const char* optype, const Tensor& y, const Tensor& t, size_t rank,
+               const char* role) {
   if (t.shape.size() != rank) {
-    Fail(optype, y, std::string(role) + " " + t.Describe() + " must have " + std::to_string(rank) + " dims");
+    Fail(optype, y,
+         std::string(role) + " " + t.Describe() + " must have " + std::to_string(rank) + " dims");
   }
 }
 
 uint32_t U32(int64_t v, const char* optype, const Tensor& y, const char* what) {
-  if (v < 0 || v > 0xffffffffLL) Fail(optype, y, std::string(what) + " = " + std::to_string(v) + " is out of range");
+  if (v < 0 || v > 0xffffffffLL)
+    Fail(optype, y, std::string(what) + " = " + std::to_string(v) + " is out of range");
   return static_cast<uint32_t>(v);
 }
 
 int64_t NormAxis(int64_t axis, size_t rank, const char* optype, const Tensor& y) {
   const int64_t r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r) Fail(optype, y, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+  if (axis < -r || axis >= r)
+    Fail(optype, y,
+         "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
   return axis < 0 ? axis + r : axis;
 }
 
@@ -68,14 +77,15 @@ bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
   return true;
 }
 
-Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides, const char* optype,
-                   const Tensor& y) {
+Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides,
+                   const char* optype, const Tensor& y) {
   Collapsed c;
   c.strides.resize(strides.size());
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
     bool merge = !c.shape.empty();
-    for (size_t k = 0; merge && k < strides.size(); ++k) merge = c.strides[k].back() == strides[k][d] * shape[d];
+    for (size_t k = 0; merge && k < strides.size(); ++k)
+      merge = c.strides[k].back() == strides[k][d] * shape[d];
     if (merge) {
       c.shape.back() *= shape[d];
       for (size_t k = 0; k < strides.size(); ++k) c.strides[k].back() = strides[k][d];
@@ -85,8 +95,9 @@ Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& 
     }
   }
   if (c.shape.size() > 4) {
-    Fail(optype, y, "the access pattern needs " + std::to_string(c.shape.size()) +
-                        " dims after collapsing; the shader handles 4");
+    Fail(optype, y,
+         "the access pattern needs " + std::to_string(c.shape.size()) +
+             " dims after collapsing; the shader handles 4");
   }
   while (c.shape.size() < 4) {
     c.shape.insert(c.shape.begin(), 1);
@@ -96,7 +107,8 @@ Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& 
 }
 
 MagicDivider MakeMagicDivider(uint32_t d) {
-  if (d == 0 || d >= (1u << 31)) throw Error("MakeMagicDivider: divisor " + std::to_string(d) + " out of range");
+  if (d == 0 || d >= (1u << 31))
+    throw Error("MakeMagicDivider: divisor " + std::to_string(d) + " out of range");
   MagicDivider r;
   while ((uint64_t{1} << r.s) < d) ++r.s;
   r.m = static_cast<uint32_t>((uint64_t{1} << 32) * ((uint64_t{1} << r.s) - d) / d + 1);

@@ -15,7 +15,8 @@ namespace detail {
 // Throws Error("<optype> '<y.name>': <message>").
 [[noreturn]] void Fail(const char* optype, const Tensor& y, const std::string& message);
 // Every tensor must be float32 with a buffer.
-void CheckFloat32(const char* optype, const Tensor& y, std::initializer_list<const Tensor*> tensors);
+void CheckFloat32(const char* optype, const Tensor& y,
+                  std::initializer_list<const Tensor*> tensors);
 // t must have `rank` dims; `role` names it ("input", "weight").
 void CheckRank(const char* optype, const Tensor& y, const Tensor& t, size_t rank, const char* role);
 // Checked narrowing for push constants.
@@ -35,8 +36,8 @@ struct Collapsed {
 };
 // Drops size-1 dims, merges dims d, d+1 where every operand has stride[d] == stride[d+1] *
 // shape[d+1], and pads to 4 dims. Fails when more than 4 dims remain.
-Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides, const char* optype,
-                   const Tensor& y);
+Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides,
+                   const char* optype, const Tensor& y);
 
 // Magic numbers for shaders/common/util.glsl FastDiv(n, m, s) == n / d (n < 2^31, 1 <= d < 2^31):
 // s = ceil(log2 d), m = floor(2^32 * (2^s - d) / d) + 1, n / d = (umulhi(n, m) + n) >> s.
@@ -50,8 +51,8 @@ bool SameBytes(const Tensor& a, const Tensor& b);
 
 // Adds a kernel for shader `stem` and dispatches it on `grid`; the kernel is named y.name.
 template <class P>
-void Launch(Program& p, const char* stem, std::vector<Binding> bindings, const P& push, const SpecConstants& spec,
-            const std::array<uint32_t, 3>& grid, const Tensor& y) {
+void Launch(Program& p, const char* stem, std::vector<Binding> bindings, const P& push,
+            const SpecConstants& spec, const std::array<uint32_t, 3>& grid, const Tensor& y) {
   Kernel& k = p.AddKernel(stem, std::move(bindings), push, spec, y.name);
   p.Dispatch(k, grid[0], grid[1], grid[2]);
 }

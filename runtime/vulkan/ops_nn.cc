@@ -1,4 +1,5 @@
-// BatchNorm, pooling, Softmax and Mean (shaders nn/batch_norm, common/pool2d.glsl, nn/softmax, mean).
+// BatchNorm, pooling, Softmax and Mean (shaders nn/batch_norm, common/pool2d.glsl, nn/softmax,
+// mean).
 #include <algorithm>
 
 #include "ops_internal.h"
@@ -18,52 +19,68 @@ struct PoolPush {
 
 // torch's output size rule (incl. ceil_mode: the last window must start inside the input or
 // its left padding).
-int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d, bool ceil_mode) {
+int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d,
+                bool ceil_mode) {
   const int64_t span = in + p0 + p1 - d * (k - 1) - 1;
   int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
   if (ceil_mode && (out - 1) * s >= in + p0) --out;
   return out;
 }
 
-void Pool(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y, const Pool2dAttrs& a,
-          bool adaptive) {
+void Pool(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
+          const Pool2dAttrs& a, bool adaptive) {
   CheckFloat32(optype, y, {&x, &y});
   CheckRank(optype, y, x, 4, "input");
   CheckRank(optype, y, y, 4, "output");
   const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
   int64_t OH = y.dim(2), OW = y.dim(3);
   if (!adaptive) {
-    for (int64_t v : {a.pool_size[0], a.pool_size[1], a.strides[0], a.strides[1], a.dilation[0], a.dilation[1]}) {
+    for (int64_t v : {a.pool_size[0], a.pool_size[1], a.strides[0], a.strides[1], a.dilation[0],
+                      a.dilation[1]}) {
       if (v < 1) Fail(optype, y, "pool_size, strides and dilation must be >= 1");
     }
-    OH = PoolOut(H, a.pool_size[0], a.strides[0], a.padding[0], a.padding[2], a.dilation[0], a.ceil_mode);
-    OW = PoolOut(W, a.pool_size[1], a.strides[1], a.padding[1], a.padding[3], a.dilation[1], a.ceil_mode);
+    OH = PoolOut(H, a.pool_size[0], a.strides[0], a.padding[0], a.padding[2], a.dilation[0],
+                 a.ceil_mode);
+    OW = PoolOut(W, a.pool_size[1], a.strides[1], a.padding[1], a.padding[3], a.dilation[1],
+                 a.ceil_mode);
   }
   if (y.shape != Shape{N, C, OH, OW} || OH < 1 || OW < 1) {
-    Fail(optype, y, "output " + y.Describe() + " does not match the computed shape " + ShapeToString({N, C, OH, OW}));
+    Fail(optype, y,
+         "output " + y.Describe() + " does not match the computed shape " +
+             ShapeToString({N, C, OH, OW}));
   }
-  PoolPush push{U32(N * C, optype, y, "N*C"), U32(H, optype, y, "H"), U32(W, optype, y, "W"),
-                U32(OH, optype, y, "OH"), U32(OW, optype, y, "OW"),
-                U32(a.pool_size[0], optype, y, "pool_size"), U32(a.pool_size[1], optype, y, "pool_size"),
-                U32(a.strides[0], optype, y, "strides"), U32(a.strides[1], optype, y, "strides"),
-                U32(a.padding[0], optype, y, "padding"), U32(a.padding[1], optype, y, "padding"),
-                U32(a.padding[2], optype, y, "padding"), U32(a.padding[3], optype, y, "padding"),
-                U32(a.dilation[0], optype, y, "dilation"), U32(a.dilation[1], optype, y, "dilation"),
+  PoolPush push{U32(N * C, optype, y, "N*C"),
+                U32(H, optype, y, "H"),
+                U32(W, optype, y, "W"),
+                U32(OH, optype, y, "OH"),
+                U32(OW, optype, y, "OW"),
+                U32(a.pool_size[0], optype, y, "pool_size"),
+                U32(a.pool_size[1], optype, y, "pool_size"),
+                U32(a.strides[0], optype, y, "strides"),
+                U32(a.strides[1], optype, y, "strides"),
+                U32(a.padding[0], optype, y, "padding"),
+                U32(a.padding[1], optype, y, "padding"),
+                U32(a.padding[2], optype, y, "padding"),
+                U32(a.padding[3], optype, y, "padding"),
+                U32(a.dilation[0], optype, y, "dilation"),
+                U32(a.dilation[1], optype, y, "dilation"),
                 a.count_include_pad ? 1u : 0u};
   detail::Launch(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), y.numel(), 64), y);
 }
 
 }  // namespace
 
-void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
-               const Tensor& var, const Tensor& y, int64_t axis, double epsilon) {
+void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+               const Tensor& mean, const Tensor& var, const Tensor& y, int64_t axis,
+               double epsilon) {
   const char* op = "nn.batch_norm";
   CheckFloat32(op, y, {&x, &gamma, &beta, &mean, &var, &y});
   if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
   const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
   const int64_t C = x.dim(static_cast<int>(ax));
   for (const Tensor* t : {&gamma, &beta, &mean, &var}) {
-    if (t->numel() != C) Fail(op, y, t->Describe() + " must have " + std::to_string(C) + " elements");
+    if (t->numel() != C)
+      Fail(op, y, t->Describe() + " must have " + std::to_string(C) + " elements");
   }
   int64_t inner = 1;
   for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
@@ -71,11 +88,13 @@ void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& b
   struct {
     uint32_t total, C, inner;
     float epsilon;
-  } push{U32(x.numel(), op, y, "elements"), U32(C, op, y, "C"), U32(inner, op, y, "inner"), static_cast<float>(epsilon)};
+  } push{U32(x.numel(), op, y, "elements"), U32(C, op, y, "C"), U32(inner, op, y, "inner"),
+         static_cast<float>(epsilon)};
   detail::Launch(p, "nn/batch_norm",
-                 {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), InTexel(gamma), InTexel(beta), InTexel(mean),
-                  InTexel(var), Out(y)},
-                 push, {vec4 ? 1u : 0u}, Grid1D(p.context(), vec4 ? x.numel() / 4 : x.numel(), 64), y);
+                 {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), InTexel(gamma),
+                  InTexel(beta), InTexel(mean), InTexel(var), Out(y)},
+                 push, {vec4 ? 1u : 0u}, Grid1D(p.context(), vec4 ? x.numel() / 4 : x.numel(), 64),
+                 y);
 }
 
 void MaxPool2d(Program& p, const Tensor& x, const Tensor& y, const Pool2dAttrs& a) {
@@ -101,11 +120,14 @@ void Softmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis) {
   for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
   struct {
     uint32_t outer, L, inner;
-  } push{U32(outer, op, y, "outer"), U32(x.shape[ax], op, y, "axis size"), U32(inner, op, y, "inner")};
-  detail::Launch(p, "nn/softmax", {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), outer * inner, 64), y);
+  } push{U32(outer, op, y, "outer"), U32(x.shape[ax], op, y, "axis size"),
+         U32(inner, op, y, "inner")};
+  detail::Launch(p, "nn/softmax", {InTexel(x), Out(y)}, push, {},
+                 Grid1D(p.context(), outer * inner, 64), y);
 }
 
-void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes, bool keepdims) {
+void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
+          bool keepdims) {
   const char* op = "mean";
   CheckFloat32(op, y, {&x, &y});
   std::vector<bool> reduced(x.shape.size(), axes.empty());
@@ -114,10 +136,13 @@ void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_
   int64_t count = 1;
   for (size_t d = 0; d < x.shape.size(); ++d) {
     if (reduced[d]) count *= x.shape[d];
-    if (!reduced[d]) expect.push_back(x.shape[d]);
-    else if (keepdims) expect.push_back(1);
+    if (!reduced[d])
+      expect.push_back(x.shape[d]);
+    else if (keepdims)
+      expect.push_back(1);
   }
-  if (y.shape != expect) Fail(op, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
+  if (y.shape != expect)
+    Fail(op, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
   if (count == 0) Fail(op, y, "mean over zero elements");
   // Collapse runs of dims with the same reduced/kept status (and drop size-1 dims).
   std::vector<int64_t> shape;
@@ -131,7 +156,9 @@ void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_
       mask.push_back(reduced[d]);
     }
   }
-  if (shape.size() > 4) Fail(op, y, "reduction pattern needs " + std::to_string(shape.size()) + " dims; the shader handles 4");
+  if (shape.size() > 4)
+    Fail(op, y,
+         "reduction pattern needs " + std::to_string(shape.size()) + " dims; the shader handles 4");
   while (shape.size() < 4) {
     shape.insert(shape.begin(), 1);
     mask.insert(mask.begin(), false);

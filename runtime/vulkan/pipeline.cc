@@ -10,10 +10,12 @@ Pipeline::Pipeline(Context& ctx, const std::string& stem, const uint32_t* words,
                    const std::vector<VkDescriptorType>& types, uint32_t push_bytes,
                    const std::vector<uint32_t>& spec)
     : ctx_(ctx), push_bytes_(push_bytes) {
-  const uint32_t max_push = ctx.limits().maxPushConstantsSize < 128 ? ctx.limits().maxPushConstantsSize : 128;
+  const uint32_t max_push =
+      ctx.limits().maxPushConstantsSize < 128 ? ctx.limits().maxPushConstantsSize : 128;
   if (push_bytes > max_push || push_bytes % 4 != 0) {
     throw Error("shader '" + stem + "': " + std::to_string(push_bytes) +
-                " bytes of push constants (must be a multiple of 4 and <= " + std::to_string(max_push) + ")");
+                " bytes of push constants (must be a multiple of 4 and <= " +
+                std::to_string(max_push) + ")");
   }
   VkDevice dev = ctx.device();
   try {
@@ -21,7 +23,8 @@ Pipeline::Pipeline(Context& ctx, const std::string& stem, const uint32_t* words,
     smci.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
     smci.codeSize = word_count * sizeof(uint32_t);
     smci.pCode = words;
-    VkCheck(vkCreateShaderModule(dev, &smci, nullptr, &module_), "vkCreateShaderModule('" + stem + "')");
+    VkCheck(vkCreateShaderModule(dev, &smci, nullptr, &module_),
+            "vkCreateShaderModule('" + stem + "')");
 
     const uint32_t num_bindings = static_cast<uint32_t>(types.size());
     std::vector<VkDescriptorSetLayoutBinding> bindings(num_bindings);
@@ -32,7 +35,8 @@ Pipeline::Pipeline(Context& ctx, const std::string& stem, const uint32_t* words,
     dslci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
     dslci.bindingCount = num_bindings;
     dslci.pBindings = bindings.data();
-    VkCheck(vkCreateDescriptorSetLayout(dev, &dslci, nullptr, &set_layout_), "vkCreateDescriptorSetLayout");
+    VkCheck(vkCreateDescriptorSetLayout(dev, &dslci, nullptr, &set_layout_),
+            "vkCreateDescriptorSetLayout");
 
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
     VkPipelineLayoutCreateInfo plci{};
@@ -45,7 +49,8 @@ Pipeline::Pipeline(Context& ctx, const std::string& stem, const uint32_t* words,
 
     std::vector<VkSpecializationMapEntry> entries(spec.size());
     for (uint32_t i = 0; i < spec.size(); ++i) entries[i] = {i, i * 4u, 4};
-    VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4, spec.data()};
+    VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), spec.size() * 4,
+                            spec.data()};
     VkComputePipelineCreateInfo cpci{};
     cpci.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
     cpci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;

@@ -1,4 +1,5 @@
-// msc_vk::Pipeline: shader module + descriptor set layout (bindings 0..N-1: storage or texel buffers)
+// msc_vk::Pipeline: shader module + descriptor set layout (bindings 0..N-1: storage or texel
+// buffers)
 // + pipeline layout (one push-constant range) + compute pipeline with specialization constants.
 #pragma once
 
@@ -18,7 +19,8 @@ class Pipeline {
   // binding i (storage buffer or uniform texel buffer). `push_bytes` <= 128 (and the device's
   // maxPushConstantsSize). spec[i] is the value of constant_id i.
   Pipeline(Context& ctx, const std::string& stem, const uint32_t* words, size_t word_count,
-           const std::vector<VkDescriptorType>& types, uint32_t push_bytes, const std::vector<uint32_t>& spec);
+           const std::vector<VkDescriptorType>& types, uint32_t push_bytes,
+           const std::vector<uint32_t>& spec);
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;

@@ -14,7 +14,9 @@ namespace {
 struct Range {
   VkBuffer buffer;
   VkDeviceSize begin, end;
-  bool Overlaps(const Range& o) const { return buffer == o.buffer && begin < o.end && o.begin < end; }
+  bool Overlaps(const Range& o) const {
+    return buffer == o.buffer && begin < o.end && o.begin < end;
+  }
 };
 
 bool OverlapsAny(const Range& r, const std::vector<Range>& list) {
@@ -37,7 +39,8 @@ VkDeviceSize BoundRange(const Binding& b) {
 }
 
 VkDescriptorType DescriptorType(View view) {
-  return view == View::kStorage ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+  return view == View::kStorage ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
 }
 
 void GlobalBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
@@ -71,8 +74,8 @@ Program::~Program() {
 Kernel& Program::AddKernel(const std::string& stem, std::vector<Binding> bindings, const void* push,
                            size_t push_bytes, const SpecConstants& spec, const std::string& name) {
   const ShaderCode& code = GetEmbeddedShader(stem);
-  return AddKernelSpirv(code.stem, code.words, code.word_count, std::move(bindings), push, push_bytes, spec,
-                        name);
+  return AddKernelSpirv(code.stem, code.words, code.word_count, std::move(bindings), push,
+                        push_bytes, spec, name);
 }
 
 Kernel& Program::AddKernelSpirv(const std::string& stem, const uint32_t* words, size_t word_count,
@@ -92,26 +95,34 @@ Kernel& Program::AddKernelSpirv(const std::string& stem, const uint32_t* words, 
   const VkDeviceSize max_texels = ctx_.limits().maxTexelBufferElements;
   for (size_t i = 0; i < bindings.size(); ++i) {
     const Tensor& t = bindings[i].tensor;
-    if (!t.buffer) throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() + ") has no buffer");
+    if (!t.buffer)
+      throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() +
+                  ") has no buffer");
     if (bindings[i].view != View::kStorage) {
       if (bindings[i].access != Access::kRead) {
-        throw Error(label + ": binding " + std::to_string(i) + " is a texel view, which is read-only");
+        throw Error(label + ": binding " + std::to_string(i) +
+                    " is a texel view, which is read-only");
       }
-      const VkDeviceSize texels = BoundRange(bindings[i]) / (bindings[i].view == View::kTexelVec4 ? 16 : 4);
+      const VkDeviceSize texels =
+          BoundRange(bindings[i]) / (bindings[i].view == View::kTexelVec4 ? 16 : 4);
       if (texels > max_texels) {
         throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() + ") has " +
-                    std::to_string(texels) + " texels, more than the device's maxTexelBufferElements (" +
+                    std::to_string(texels) +
+                    " texels, more than the device's maxTexelBufferElements (" +
                     std::to_string(max_texels) + ")");
       }
     } else if (t.bytes() > max_range) {
       throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() + ", " +
-                  std::to_string(t.bytes()) + " bytes) exceeds the device's maxStorageBufferRange of " +
+                  std::to_string(t.bytes()) +
+                  " bytes) exceeds the device's maxStorageBufferRange of " +
                   std::to_string(max_range) + " bytes");
     }
-    const VkDeviceSize align = bindings[i].view == View::kStorage ? ctx_.limits().minStorageBufferOffsetAlignment
-                                                                  : ctx_.limits().minTexelBufferOffsetAlignment;
+    const VkDeviceSize align = bindings[i].view == View::kStorage
+                                   ? ctx_.limits().minStorageBufferOffsetAlignment
+                                   : ctx_.limits().minTexelBufferOffsetAlignment;
     if (t.offset % align != 0 || t.offset + t.bytes() > t.buffer->size()) {
-      throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() + ") is misaligned or outside its buffer");
+      throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() +
+                  ") is misaligned or outside its buffer");
     }
   }
 
@@ -124,8 +135,8 @@ Kernel& Program::AddKernelSpirv(const std::string& stem, const uint32_t* words, 
   for (uint32_t v : spec) key += "|" + std::to_string(v);
   auto it = pipelines_.find(key);
   if (it == pipelines_.end()) {
-    auto p = std::make_unique<Pipeline>(ctx_, stem, words, word_count, types, static_cast<uint32_t>(push_bytes),
-                                        spec);
+    auto p = std::make_unique<Pipeline>(ctx_, stem, words, word_count, types,
+                                        static_cast<uint32_t>(push_bytes), spec);
     it = pipelines_.emplace(key, std::move(p)).first;
   }
 
@@ -141,12 +152,15 @@ Kernel& Program::AddKernelSpirv(const std::string& stem, const uint32_t* words, 
 }
 
 void Program::Dispatch(const Kernel& k, uint32_t gx, uint32_t gy, uint32_t gz) {
-  if (finalized_) throw Error("kernel '" + k.name + "': cannot dispatch after the program was recorded");
+  if (finalized_)
+    throw Error("kernel '" + k.name + "': cannot dispatch after the program was recorded");
   const uint32_t* max = ctx_.limits().maxComputeWorkGroupCount;
   if (gx > max[0] || gy > max[1] || gz > max[2]) {
-    throw Error("kernel '" + k.name + "': dispatch of (" + std::to_string(gx) + ", " + std::to_string(gy) + ", " +
-                std::to_string(gz) + ") workgroups exceeds the device's maxComputeWorkGroupCount (" +
-                std::to_string(max[0]) + ", " + std::to_string(max[1]) + ", " + std::to_string(max[2]) + ")");
+    throw Error("kernel '" + k.name + "': dispatch of (" + std::to_string(gx) + ", " +
+                std::to_string(gy) + ", " + std::to_string(gz) +
+                ") workgroups exceeds the device's maxComputeWorkGroupCount (" +
+                std::to_string(max[0]) + ", " + std::to_string(max[1]) + ", " +
+                std::to_string(max[2]) + ")");
   }
   if (gx == 0 || gy == 0 || gz == 0) return;
   dispatches_.push_back({&k, {gx, gy, gz}});
@@ -165,7 +179,8 @@ Program::Staged* Program::FindStaged(const Tensor& t, bool is_input) {
 void Program::AddStaged(const Tensor& t, bool is_input) {
   if (!t.buffer) throw Error("tensor " + t.Describe() + " has no buffer");
   if (t.buffer->mapped() || FindStaged(t, is_input)) return;
-  if (finalized_) throw Error("tensor " + t.Describe() + ": declare inputs/outputs before the first Run()");
+  if (finalized_)
+    throw Error("tensor " + t.Describe() + ": declare inputs/outputs before the first Run()");
   auto staging = std::make_unique<Buffer>(ctx_, t.bytes(), MemoryKind::kHost, t.name + ".staging");
   staged_.push_back({t, std::move(staging), is_input});
 }
@@ -175,30 +190,32 @@ void Program::AddOutput(const Tensor& t) { AddStaged(t, false); }
 
 void Program::Write(const Tensor& t, const void* data, size_t bytes) {
   if (bytes != t.bytes()) {
-    throw Error("writing tensor " + t.Describe() + ": got " + std::to_string(bytes) + " bytes, expected " +
-                std::to_string(t.bytes()));
+    throw Error("writing tensor " + t.Describe() + ": got " + std::to_string(bytes) +
+                " bytes, expected " + std::to_string(t.bytes()));
   }
   if (t.buffer->mapped()) {
     std::memcpy(t.buffer->mapped() + t.offset, data, bytes);
   } else if (Staged* s = FindStaged(t, true)) {
     std::memcpy(s->staging->mapped(), data, bytes);
   } else {
-    throw Error("tensor " + t.Describe() + " is not host-visible on this device; declare it with "
+    throw Error("tensor " + t.Describe() +
+                " is not host-visible on this device; declare it with "
                 "Program::AddInput() before the first Run()");
   }
 }
 
 void Program::Read(const Tensor& t, void* data, size_t bytes) {
   if (bytes != t.bytes()) {
-    throw Error("reading tensor " + t.Describe() + ": got " + std::to_string(bytes) + " bytes, expected " +
-                std::to_string(t.bytes()));
+    throw Error("reading tensor " + t.Describe() + ": got " + std::to_string(bytes) +
+                " bytes, expected " + std::to_string(t.bytes()));
   }
   if (t.buffer->mapped()) {
     std::memcpy(data, t.buffer->mapped() + t.offset, bytes);
   } else if (Staged* s = FindStaged(t, false)) {
     std::memcpy(data, s->staging->mapped(), bytes);
   } else {
-    throw Error("tensor " + t.Describe() + " is not host-visible on this device; declare it with "
+    throw Error("tensor " + t.Describe() +
+                " is not host-visible on this device; declare it with "
                 "Program::AddOutput() before the first Run()");
   }
 }
@@ -245,7 +262,8 @@ void Program::WriteDescriptorSets() {
         VkBufferViewCreateInfo vci{};
         vci.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO;
         vci.buffer = t.buffer->handle();
-        vci.format = b.view == View::kTexelVec4 ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R32_SFLOAT;
+        vci.format =
+            b.view == View::kTexelVec4 ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R32_SFLOAT;
         vci.offset = t.offset;
         vci.range = BoundRange(b);
         VkCheck(vkCreateBufferView(ctx_.device(), &vci, nullptr, &views[i]), "vkCreateBufferView");
@@ -253,7 +271,8 @@ void Program::WriteDescriptorSets() {
         writes[i].pTexelBufferView = &views[i];
       }
     }
-    vkUpdateDescriptorSets(ctx_.device(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+    vkUpdateDescriptorSets(ctx_.device(), static_cast<uint32_t>(writes.size()), writes.data(), 0,
+                           nullptr);
   }
 }
 
@@ -268,11 +287,12 @@ void Program::Record() {
   bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   VkCheck(vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
 
-  const VkPipelineStageFlags kCT = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  const VkPipelineStageFlags kCT =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
   // Orders this inference after everything submitted before (previous inference, weight upload).
   GlobalBarrier(cmd_, kCT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, kCT,
-                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                    VK_ACCESS_TRANSFER_WRITE_BIT);
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
   bool any_input_copy = false;
   for (const Staged& s : staged_) {
     if (!s.is_input) continue;
@@ -282,7 +302,8 @@ void Program::Record() {
   }
   if (any_input_copy) {
     GlobalBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   }
 
   std::vector<Range> pending_reads, pending_writes;
@@ -297,7 +318,8 @@ void Program::Record() {
     }
     bool hazard = false;
     for (const Range& r : reads) hazard = hazard || OverlapsAny(r, pending_writes);
-    for (const Range& w : writes) hazard = hazard || OverlapsAny(w, pending_writes) || OverlapsAny(w, pending_reads);
+    for (const Range& w : writes)
+      hazard = hazard || OverlapsAny(w, pending_writes) || OverlapsAny(w, pending_reads);
     if (hazard) {
       std::vector<VkBufferMemoryBarrier> barriers;
       for (const Range& w : pending_writes) {
@@ -312,8 +334,9 @@ void Program::Record() {
         b.size = w.end - w.begin;
         barriers.push_back(b);
       }
-      vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
-                           nullptr, static_cast<uint32_t>(barriers.size()), barriers.data(), 0, nullptr);
+      vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, nullptr,
+                           static_cast<uint32_t>(barriers.size()), barriers.data(), 0, nullptr);
       ++num_barriers_;
       pending_reads.clear();
       pending_writes.clear();
@@ -322,7 +345,8 @@ void Program::Record() {
       vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline->handle());
       bound = k.pipeline->handle();
     }
-    vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline->layout(), 0, 1, &k.set, 0, nullptr);
+    vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline->layout(), 0, 1,
+                            &k.set, 0, nullptr);
     if (!k.push.empty()) {
       vkCmdPushConstants(cmd_, k.pipeline->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                          static_cast<uint32_t>(k.push.size()), k.push.data());
@@ -344,8 +368,8 @@ void Program::Record() {
     }
   }
   // Makes results (mapped arena or staging buffers) visible to the host after the fence.
-  GlobalBarrier(cmd_, kCT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                VK_ACCESS_HOST_READ_BIT);
+  GlobalBarrier(cmd_, kCT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   VkCheck(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
 }
 

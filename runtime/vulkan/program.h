@@ -53,7 +53,9 @@ struct Binding {
 inline Binding In(const Tensor& t) { return {t, Access::kRead, View::kStorage}; }
 inline Binding Out(const Tensor& t) { return {t, Access::kWrite, View::kStorage}; }
 inline Binding InOut(const Tensor& t) { return {t, Access::kReadWrite, View::kStorage}; }
-inline Binding InTexel(const Tensor& t, View view = View::kTexelFloat) { return {t, Access::kRead, view}; }
+inline Binding InTexel(const Tensor& t, View view = View::kTexelFloat) {
+  return {t, Access::kRead, view};
+}
 
 // Specialization constant values; element i is constant_id i (int/uint as is, float via SpecFloat).
 using SpecConstants = std::vector<uint32_t>;
@@ -63,11 +65,11 @@ class Pipeline;
 
 // One node's kernel: pipeline + descriptor set + push-constant bytes. Owned by the Program.
 struct Kernel {
-  std::string name;                // for error messages: node name or stem
-  std::string stem;                // "nn/conv2d"
+  std::string name;  // for error messages: node name or stem
+  std::string stem;  // "nn/conv2d"
   Pipeline* pipeline = nullptr;
   std::vector<Binding> bindings;
-  std::vector<uint8_t> push;       // <= 128 bytes, multiple of 4
+  std::vector<uint8_t> push;           // <= 128 bytes, multiple of 4
   uint32_t local_size[3] = {1, 1, 1};  // from the shader (OpExecutionMode LocalSize)
   VkDescriptorSet set = VK_NULL_HANDLE;
 };
@@ -83,13 +85,16 @@ class Program {
 
   // Adds a kernel using the embedded shader `stem` (see shader_registry.h). `push` is copied.
   Kernel& AddKernel(const std::string& stem, std::vector<Binding> bindings, const void* push,
-                    size_t push_bytes, const SpecConstants& spec = {}, const std::string& name = "");
+                    size_t push_bytes, const SpecConstants& spec = {},
+                    const std::string& name = "");
   // Same with a push-constant struct (all 4-byte scalars, <= 128 bytes).
   template <class P>
   Kernel& AddKernel(const std::string& stem, std::vector<Binding> bindings, const P& push,
                     const SpecConstants& spec = {}, const std::string& name = "") {
-    static_assert(std::is_trivially_copyable<P>::value, "push constants must be trivially copyable");
-    static_assert(sizeof(P) <= 128 && sizeof(P) % 4 == 0, "push constants: <= 128 bytes, 4-byte multiple");
+    static_assert(std::is_trivially_copyable<P>::value,
+                  "push constants must be trivially copyable");
+    static_assert(sizeof(P) <= 128 && sizeof(P) % 4 == 0,
+                  "push constants: <= 128 bytes, 4-byte multiple");
     return AddKernel(stem, std::move(bindings), &push, sizeof(P), spec, name);
   }
   // Same with explicit SPIR-V words (not looked up by stem).

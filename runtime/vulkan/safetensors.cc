@@ -21,20 +21,23 @@ uint64_t ReadU64LE(const unsigned char* p) {
 
 std::string SafetensorsFile::Where() const { return role_ + " '" + path_ + "'"; }
 
-SafetensorsFile::SafetensorsFile(const std::string& path, const std::string& role) : path_(path), role_(role) {
+SafetensorsFile::SafetensorsFile(const std::string& path, const std::string& role)
+    : path_(path), role_(role) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) throw Error(Where() + " not found or not readable");
   file_size_ = static_cast<uint64_t>(f.tellg());
   if (file_size_ < 8) {
-    throw Error(Where() + ": " + std::to_string(file_size_) + " bytes is too short for a safetensors header");
+    throw Error(Where() + ": " + std::to_string(file_size_) +
+                " bytes is too short for a safetensors header");
   }
   unsigned char len_bytes[8];
   f.seekg(0);
   f.read(reinterpret_cast<char*>(len_bytes), 8);
   const uint64_t header_len = ReadU64LE(len_bytes);
   if (header_len > file_size_ - 8 || header_len > kMaxHeaderBytes) {
-    throw Error(Where() + ": header length " + std::to_string(header_len) + " exceeds the file size of " +
-                std::to_string(file_size_) + " bytes (truncated or not a safetensors file)");
+    throw Error(Where() + ": header length " + std::to_string(header_len) +
+                " exceeds the file size of " + std::to_string(file_size_) +
+                " bytes (truncated or not a safetensors file)");
   }
   std::string header(header_len, '\0');
   f.read(&header[0], static_cast<std::streamsize>(header_len));
@@ -53,34 +56,42 @@ SafetensorsFile::SafetensorsFile(const std::string& path, const std::string& rol
     if (it.key() == "__metadata__") continue;
     const std::string where = Where() + ": tensor '" + it.key() + "'";
     const nlohmann::json& v = it.value();
-    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets")) {
+    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") ||
+        !v.contains("data_offsets")) {
       throw Error(where + ": expected an object with keys dtype, shape, data_offsets");
     }
     SafetensorsEntry e;
     e.name = it.key();
-    if (!v["dtype"].is_string() || !ParseSafetensorsDType(v["dtype"].get<std::string>(), &e.dtype)) {
+    if (!v["dtype"].is_string() ||
+        !ParseSafetensorsDType(v["dtype"].get<std::string>(), &e.dtype)) {
       throw Error(where + ": unsupported dtype " + v["dtype"].dump() +
                   " (supported: F32, F16, F64, I8, I16, I32, I64, U8, BOOL)");
     }
     if (!v["shape"].is_array()) throw Error(where + ": shape is not an array");
     for (const auto& d : v["shape"]) {
-      if (!d.is_number_unsigned()) throw Error(where + ": shape " + v["shape"].dump() + " has a non-integer or negative dimension");
+      if (!d.is_number_unsigned())
+        throw Error(where + ": shape " + v["shape"].dump() +
+                    " has a non-integer or negative dimension");
       e.shape.push_back(d.get<int64_t>());
     }
     const auto& off = v["data_offsets"];
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned()) {
-      throw Error(where + ": data_offsets " + off.dump() + " is not a pair of non-negative integers");
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+        !off[1].is_number_unsigned()) {
+      throw Error(where + ": data_offsets " + off.dump() +
+                  " is not a pair of non-negative integers");
     }
     e.begin = off[0].get<uint64_t>();
     e.end = off[1].get<uint64_t>();
     if (e.begin > e.end || e.end > data_size) {
-      throw Error(where + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                  "] lie outside the data section of " + std::to_string(data_size) + " bytes (truncated file?)");
+      throw Error(where + ": data_offsets [" + std::to_string(e.begin) + ", " +
+                  std::to_string(e.end) + "] lie outside the data section of " +
+                  std::to_string(data_size) + " bytes (truncated file?)");
     }
     const uint64_t need = static_cast<uint64_t>(NumElements(e.shape)) * DTypeSize(e.dtype);
     if (e.end - e.begin != need) {
       throw Error(where + ": " + DTypeName(e.dtype) + " " + ShapeToString(e.shape) + " needs " +
-                  std::to_string(need) + " bytes but data_offsets cover " + std::to_string(e.end - e.begin));
+                  std::to_string(need) + " bytes but data_offsets cover " +
+                  std::to_string(e.end - e.begin));
     }
     entries_.emplace(e.name, std::move(e));
   }
@@ -125,7 +136,8 @@ void SafetensorsFile::Read(const std::string& name, DType dtype, const Shape& sh
                 "), expected " + SafetensorsDTypeName(dtype) + " (" + DTypeName(dtype) + ")");
   }
   if (e.shape != shape) {
-    throw Error(where + " has shape " + ShapeToString(e.shape) + ", expected " + ShapeToString(shape));
+    throw Error(where + " has shape " + ShapeToString(e.shape) + ", expected " +
+                ShapeToString(shape));
   }
   if (e.end - e.begin != dst_bytes) {
     throw Error(where + " has " + std::to_string(e.end - e.begin) + " bytes, the destination " +
@@ -155,10 +167,13 @@ void WriteSafetensors(const std::string& path, const std::vector<SafetensorsTens
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw Error("cannot write '" + path + "'");
   unsigned char len[8];
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>((uint64_t{text.size()} >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i)
+    len[i] = static_cast<unsigned char>((uint64_t{text.size()} >> (8 * i)) & 0xff);
   f.write(reinterpret_cast<const char*>(len), 8);
   f.write(text.data(), static_cast<std::streamsize>(text.size()));
-  for (const auto& t : tensors) f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+  for (const auto& t : tensors)
+    f.write(reinterpret_cast<const char*>(t.data.data()),
+            static_cast<std::streamsize>(t.data.size()));
   if (!f) throw Error("short write to '" + path + "'");
 }
 

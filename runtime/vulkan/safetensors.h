@@ -39,7 +39,8 @@ class SafetensorsFile {
 
   // Reads tensor `name` into dst[0, dst_bytes) after checking that its dtype and shape equal
   // `dtype` and `shape` and that dst_bytes equals its byte size.
-  void Read(const std::string& name, DType dtype, const Shape& shape, void* dst, size_t dst_bytes) const;
+  void Read(const std::string& name, DType dtype, const Shape& shape, void* dst,
+            size_t dst_bytes) const;
   // Reads tensor `name` (any dtype/shape) as raw bytes.
   std::vector<uint8_t> ReadBytes(const std::string& name) const;
 

@@ -32,7 +32,8 @@ const ShaderCode& GetEmbeddedShader(const std::string& optype_or_stem) {
   std::string list;
   for (const std::string& s : EmbeddedShaderStems()) list += (list.empty() ? "" : ", ") + s;
   throw Error("no Vulkan shader for op '" + optype_or_stem + "' (expected runtime/vulkan/shaders/" +
-              ShaderStem(optype_or_stem) + ".comp); embedded shaders: " + (list.empty() ? "none" : list));
+              ShaderStem(optype_or_stem) +
+              ".comp); embedded shaders: " + (list.empty() ? "none" : list));
 }
 
 ShaderInfo ReflectShader(const std::string& stem, const uint32_t* words, size_t word_count) {
@@ -48,7 +49,8 @@ ShaderInfo ReflectShader(const std::string& stem, const uint32_t* words, size_t 
       throw Error("shader '" + stem + "' is a truncated SPIR-V module (instruction at word " +
                   std::to_string(i) + ")");
     }
-    if (op == kOpDecorate && count >= 4 && words[i + 2] == kBinding) info.bindings.push_back(words[i + 3]);
+    if (op == kOpDecorate && count >= 4 && words[i + 2] == kBinding)
+      info.bindings.push_back(words[i + 3]);
     if (op == kOpExecutionMode && count >= 6 && words[i + 2] == kLocalSize) {
       for (int d = 0; d < 3; ++d) info.local_size[d] = words[i + 3 + d];
     }

@@ -6,7 +6,8 @@
 
 namespace msc_vk {
 
-Weights::Weights(Context& ctx, const std::string& path, const std::vector<WeightSpec>& specs) : path_(path) {
+Weights::Weights(Context& ctx, const std::string& path, const std::vector<WeightSpec>& specs)
+    : path_(path) {
   if (specs.empty()) return;
   SafetensorsFile file(path, "weights file");
   constexpr uint64_t kAlign = 256;
@@ -16,7 +17,8 @@ Weights::Weights(Context& ctx, const std::string& path, const std::vector<Weight
     if (tensors_.count(s.name)) throw Error("weight '" + s.name + "' is declared twice");
     tensors_[s.name];  // reserve the name
     offsets.push_back(total);
-    total += (static_cast<uint64_t>(NumElements(s.shape)) * DTypeSize(s.dtype) + kAlign - 1) / kAlign * kAlign;
+    total += (static_cast<uint64_t>(NumElements(s.shape)) * DTypeSize(s.dtype) + kAlign - 1) /
+             kAlign * kAlign;
   }
   buffer_ = std::make_unique<Buffer>(ctx, total, MemoryKind::kDevice, "weights");
   std::unique_ptr<Buffer> staging;
@@ -41,7 +43,8 @@ Weights::Weights(Context& ctx, const std::string& path, const std::vector<Weight
 
 const Tensor& Weights::Get(const std::string& name) const {
   auto it = tensors_.find(name);
-  if (it == tensors_.end()) throw Error("weight '" + name + "' was not declared (weights file '" + path_ + "')");
+  if (it == tensors_.end())
+    throw Error("weight '" + name + "' was not declared (weights file '" + path_ + "')");
   return it->second;
 }
 

@@ -64,7 +64,7 @@ TEST_CASE("real MSC graphs load, validate and round-trip key for key") {
   auto g = msc::ir::LoadGraph(kRef + "/msc-real/mlp/graph.json");
   REQUIRE(g.nodes.size() == 4);
   CHECK(g.nodes[1].optype == "msc.linear_bias");
-  CHECK(g.nodes[1].weights[0].first == "bias");  // MSC's order kept
+  CHECK(g.nodes[1].weights[0].first == "bias");           // MSC's order kept
   CHECK(g.FindTensor("matmul_1")->name == "matmul_1:0");  // by alias
 }
 
@@ -92,48 +92,65 @@ TEST_CASE("schema errors name the JSON path and node") {
   std::string text = ConvRelu("\"optype\": \"nn.relu\", ", "");
   CHECK_THROWS_WITH(msc::ir::ParseGraph(text, "g.json"),
                     "g.json: nodes[2] (node 'relu'): missing required field 'optype'");
-  text = ConvRelu("\"shape\": [1, 6, 4, 4], \n          \"prims\": []\n        }\n      ], \n      \"attrs\": {}",
-                  "\"shape\": [1, \"6\", 4, 4], \n          \"prims\": []\n        }\n      ], \n      \"attrs\": {}");
-  CHECK_THROWS_WITH(msc::ir::ParseGraph(text, "g.json"),
-                    "g.json: nodes[2].outputs[0].shape[1] (node 'relu'): expected an integer, got string \"6\"");
-  CHECK_THROWS_WITH(msc::ir::ParseGraph("[]", "g.json"), "g.json: (top level): expected an object, got array []");
+  text = ConvRelu(
+      "\"shape\": [1, 6, 4, 4], \n          \"prims\": []\n        }\n      ], \n      \"attrs\": "
+      "{}",
+      "\"shape\": [1, \"6\", 4, 4], \n          \"prims\": []\n        }\n      ], \n      "
+      "\"attrs\": {}");
+  CHECK_THROWS_WITH(
+      msc::ir::ParseGraph(text, "g.json"),
+      "g.json: nodes[2].outputs[0].shape[1] (node 'relu'): expected an integer, got string \"6\"");
+  CHECK_THROWS_WITH(msc::ir::ParseGraph("[]", "g.json"),
+                    "g.json: (top level): expected an object, got array []");
   CHECK_THROWS_WITH(msc::ir::ParseGraph("{}", "g.json"), "g.json: missing required field 'name'");
 }
 
 TEST_CASE("Validate reports every problem with its place") {
   CHECK(ValidateError(ConvRelu()) == "");
-  CHECK(ValidateError(ConvRelu("\"name\": \"relu\"", "\"name\": \"conv2d\"")).find(
-            "nodes[2] (node \"conv2d\"): duplicate node name (first defined at nodes[1])") != std::string::npos);
-  std::string e = ValidateError(ConvRelu("\"inputs\": [\n        \"conv2d:0\"", "\"inputs\": [\n        \"conv2d:5\""));
-  CHECK(e.find("nodes[2].inputs[0] (node \"relu\"): \"conv2d:5\": node \"conv2d\" has only 1 output(s)") != std::string::npos);
-  e = ValidateError(ConvRelu("\"inputs\": [\n        \"inp_0:0\"", "\"inputs\": [\n        \"relu:0\""));
-  CHECK(e.find("nodes[1].inputs[0] (node \"conv2d\"): \"relu:0\" is produced by nodes[2], not an earlier node: the nodes are not "
+  CHECK(ValidateError(ConvRelu("\"name\": \"relu\"", "\"name\": \"conv2d\""))
+            .find("nodes[2] (node \"conv2d\"): duplicate node name (first defined at nodes[1])") !=
+        std::string::npos);
+  std::string e = ValidateError(
+      ConvRelu("\"inputs\": [\n        \"conv2d:0\"", "\"inputs\": [\n        \"conv2d:5\""));
+  CHECK(e.find("nodes[2].inputs[0] (node \"relu\"): \"conv2d:5\": node \"conv2d\" has only 1 "
+               "output(s)") != std::string::npos);
+  e = ValidateError(
+      ConvRelu("\"inputs\": [\n        \"inp_0:0\"", "\"inputs\": [\n        \"relu:0\""));
+  CHECK(e.find("nodes[1].inputs[0] (node \"conv2d\"): \"relu:0\" is produced by nodes[2], not an "
+               "earlier node: the nodes are not "
                "topologically ordered or form a cycle") != std::string::npos);
-  CHECK(e.find("nodes[1].parents (node \"conv2d\"): expected the distinct producers of inputs in first-use order [\"relu\"], got "
+  CHECK(e.find("nodes[1].parents (node \"conv2d\"): expected the distinct producers of inputs in "
+               "first-use order [\"relu\"], got "
                "[\"inp_0\"]") != std::string::npos);
   e = ValidateError(ConvRelu("\"optype\": \"nn.relu\"", "\"optype\": \"nn.frobnicate\""));
-  CHECK(e.find("nodes[2].optype (node \"relu\"): unknown optype \"nn.frobnicate\"") != std::string::npos);
-  e = ValidateError(ConvRelu("\"dtype\": \"float32\"", "\"dtype\": \"float31\""));
-  CHECK(e.find("nodes[0].outputs[0] (node \"inp_0\"): unknown dtype \"float31\"") != std::string::npos);
-  e = ValidateError(ConvRelu("\"strides\": \"1,1\"", "\"strides\": \"1,x\""));
-  CHECK(e.find("nodes[1].attrs.strides (node \"conv2d\"): expected an int list like \"1,1\" or \"1,\", got \"1,x\" (type int list)") !=
+  CHECK(e.find("nodes[2].optype (node \"relu\"): unknown optype \"nn.frobnicate\"") !=
         std::string::npos);
+  e = ValidateError(ConvRelu("\"dtype\": \"float32\"", "\"dtype\": \"float31\""));
+  CHECK(e.find("nodes[0].outputs[0] (node \"inp_0\"): unknown dtype \"float31\"") !=
+        std::string::npos);
+  e = ValidateError(ConvRelu("\"strides\": \"1,1\"", "\"strides\": \"1,x\""));
+  CHECK(e.find("nodes[1].attrs.strides (node \"conv2d\"): expected an int list like \"1,1\" or "
+               "\"1,\", got \"1,x\" (type int list)") != std::string::npos);
   e = ValidateError(ConvRelu("\"groups\": \"1\"", "\"groups\": \"0\""));
-  CHECK(e.find("nodes[1].attrs.groups (node \"conv2d\"): values must be >= 1, got 0") != std::string::npos);
+  CHECK(e.find("nodes[1].attrs.groups (node \"conv2d\"): values must be >= 1, got 0") !=
+        std::string::npos);
   e = ValidateError(ConvRelu("\"weights\": {\"weight\"", "\"weights\": {\"wieght\""));
   CHECK(e.find("missing weight 'weight' required by optype 'nn.conv2d'") != std::string::npos);
-  CHECK(e.find("nodes[1].weights.wieght (node \"conv2d\"): unknown weight role for optype 'nn.conv2d' (expected weight)") != std::string::npos);
+  CHECK(e.find("nodes[1].weights.wieght (node \"conv2d\"): unknown weight role for optype "
+               "'nn.conv2d' (expected weight)") != std::string::npos);
   e = ValidateError(ConvRelu("\"relu:0\"\n  ]", "\"nothere:0\"\n  ]"));
   CHECK(e.find("outputs[0]: \"nothere:0\" names no node output") != std::string::npos);
   e = ValidateError(ConvRelu("\"index\": 2", "\"index\": 7"));
-  CHECK(e.find("nodes[2].index (node \"relu\"): expected 2 (the node's position), got 7") != std::string::npos);
+  CHECK(e.find("nodes[2].index (node \"relu\"): expected 2 (the node's position), got 7") !=
+        std::string::npos);
   // Several problems, one error, each on its own line with a count.
   e = ValidateError(ConvRelu("\"optype\": \"nn.relu\"", "\"optype\": \"nn.frobnicate\""));
   CHECK(e.rfind("g.json: invalid MSCGraph (1 problem):\n  nodes[2].optype", 0) == 0);
 }
 
 TEST_CASE("a node consuming its own output is rejected as a cycle") {
-  std::string e = ValidateError(ConvRelu("\"inputs\": [\n        \"conv2d:0\"", "\"inputs\": [\n        \"relu:0\""));
+  std::string e = ValidateError(
+      ConvRelu("\"inputs\": [\n        \"conv2d:0\"", "\"inputs\": [\n        \"relu:0\""));
   CHECK(e.find("a node cannot consume its own output") != std::string::npos);
 }
 
@@ -145,7 +162,8 @@ TEST_CASE("inspect prints MSC's text form") {
                   "  IN: inp_0:0(inp_0)<1,3,4,4|float32|NCHW>\n"
                   "  OUT: conv2d:0<1,6,4,4|float32|NCHW>\n"
                   "  OPTYPE: nn.conv2d\n"
-                  "  ATTRS: out_layout=NCHW data_layout=NCHW padding=0,0,0,0 groups=1 kernel_layout=OIHW strides=1,1 "
+                  "  ATTRS: out_layout=NCHW data_layout=NCHW padding=0,0,0,0 groups=1 "
+                  "kernel_layout=OIHW strides=1,1 "
                   "dilation=1,1 out_dtype=float32 \n"
                   "  WEIGHTS: \n"
                   "    weight: const(conv2d.weight)<6,3,1,1|float32|OIHW>\n") != std::string::npos);

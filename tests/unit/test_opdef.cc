@@ -49,44 +49,78 @@ TEST_CASE("MSC attr strings parse to typed values") {
   CHECK(ParseAttr(Def(AttrType::kStr), "NCHW") == Json("NCHW"));
   CHECK(ParseAttr(Def(AttrType::kIntList, true), "").is_null());
   CHECK(ParseAttr(Def(AttrType::kFloatList), "0.5,1.0") == Json({0.5, 1.0}));
-  CHECK_THROWS_WITH(ParseAttr(Def(AttrType::kInt), "1,1"), "expected an int like \"1\", got \"1,1\"");
+  CHECK_THROWS_WITH(ParseAttr(Def(AttrType::kInt), "1,1"),
+                    "expected an int like \"1\", got \"1,1\"");
   CHECK_THROWS_WITH(ParseAttr(Def(AttrType::kInt), ""), "expected an int like \"1\", got \"\"");
-  CHECK_THROWS_WITH(ParseAttr(Def(AttrType::kBool), "yes"), "expected a bool \"1\" or \"0\", got \"yes\"");
-  CHECK_THROWS_WITH(ParseAttr(Def(AttrType::kFloat), "nan"), "expected a float like \"0.000010\", got \"nan\"");
+  CHECK_THROWS_WITH(ParseAttr(Def(AttrType::kBool), "yes"),
+                    "expected a bool \"1\" or \"0\", got \"yes\"");
+  CHECK_THROWS_WITH(ParseAttr(Def(AttrType::kFloat), "nan"),
+                    "expected a float like \"0.000010\", got \"nan\"");
   CHECK_THROWS(ParseAttr(Def(AttrType::kInt), "99999999999999999999"));
 }
 
 TEST_CASE("the repo's opdefs load and cover the required op set") {
   auto reg = OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
-  for (const char* op : {"input", "constant", "nn.conv2d", "msc.conv2d_bias", "nn.batch_norm", "nn.relu",
-                         "nn.max_pool2d", "nn.avg_pool2d", "nn.adaptive_avg_pool2d", "msc.linear",
-                         "msc.linear_bias", "nn.dense", "matmul", "add", "subtract", "multiply", "divide",
-                         "reshape", "permute_dims", "transpose", "concat", "nn.softmax", "sigmoid", "tanh",
-                         "nn.gelu", "clip", "mean", "squeeze", "expand_dims", "strided_slice", "get_item", "tuple"})
+  for (const char* op : {"input",
+                         "constant",
+                         "nn.conv2d",
+                         "msc.conv2d_bias",
+                         "nn.batch_norm",
+                         "nn.relu",
+                         "nn.max_pool2d",
+                         "nn.avg_pool2d",
+                         "nn.adaptive_avg_pool2d",
+                         "msc.linear",
+                         "msc.linear_bias",
+                         "nn.dense",
+                         "matmul",
+                         "add",
+                         "subtract",
+                         "multiply",
+                         "divide",
+                         "reshape",
+                         "permute_dims",
+                         "transpose",
+                         "concat",
+                         "nn.softmax",
+                         "sigmoid",
+                         "tanh",
+                         "nn.gelu",
+                         "clip",
+                         "mean",
+                         "squeeze",
+                         "expand_dims",
+                         "strided_slice",
+                         "get_item",
+                         "tuple"})
     CHECK_MESSAGE(reg.Find(op) != nullptr, op);
   const auto* conv = reg.Find("nn.conv2d");
   REQUIRE(conv);
   CHECK(conv->FindAttr("strides")->default_value == Json({1, 1}));
   CHECK(conv->FindWeight("weight")->layout == "OIHW");
   CHECK(conv->NamespaceAndName() == std::make_pair(std::string("nn"), std::string("conv2d")));
-  CHECK(reg.Find("nn.avg_pool2d")->FindAttr("count_include_pad") != nullptr);  // YAML alias resolved
+  CHECK(reg.Find("nn.avg_pool2d")->FindAttr("count_include_pad") !=
+        nullptr);  // YAML alias resolved
 }
 
 TEST_CASE("opdef loader is strict and names file:line:col") {
   CHECK(LoadError("add:\n  summary: x\n  inputs: [a, b]\n") == "");
   CHECK(LoadError("add:\n  summary: x\n  input: [a]\n") ==
-        "ops.yaml:3:3: unknown key 'input' in op 'add' (valid keys: summary, inputs, min_inputs, weights, attrs, "
+        "ops.yaml:3:3: unknown key 'input' in op 'add' (valid keys: summary, inputs, min_inputs, "
+        "weights, attrs, "
         "extra_attrs)");
-  CHECK(LoadError("add:\n  summary: x\n  summary: y\n") == "ops.yaml:3:3: duplicate key 'summary' in op 'add'");
+  CHECK(LoadError("add:\n  summary: x\n  summary: y\n") ==
+        "ops.yaml:3:3: duplicate key 'summary' in op 'add'");
   CHECK(LoadError("add:\n  summary: x\n  attrs:\n    axis: {type: integer, default: 1}\n") ==
-        "ops.yaml:4:18: unknown type 'integer' for attr 'axis' (valid types: int, float, bool, str, dtype, int list, "
+        "ops.yaml:4:18: unknown type 'integer' for attr 'axis' (valid types: int, float, bool, "
+        "str, dtype, int list, "
         "float list, str list)");
   CHECK(LoadError("add:\n  summary: x\n  attrs:\n    axis: {type: int, default: one}\n") ==
         "ops.yaml:4:32: attr 'axis' default must be a int, got 'one'");
   CHECK(LoadError("add:\n  summary: x\n  attrs:\n    axis: {type: int}\n") ==
         "ops.yaml:4:11: attr 'axis' needs a 'default' or 'required: true'");
   CHECK(LoadError("add:\n  inputs: [a]\n") == "ops.yaml:2:3: op 'add' has no 'summary'");
-  CHECK(LoadError("add: [\n") .rfind("ops.yaml:", 0) == 0);
+  CHECK(LoadError("add: [\n").rfind("ops.yaml:", 0) == 0);
   OpDefRegistry reg;
   reg.LoadString("add:\n  summary: x\n", "a.yaml");
   CHECK_THROWS_WITH(reg.LoadString("\nadd:\n  summary: y\n", "b.yaml"),

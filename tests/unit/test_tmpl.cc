@@ -2,8 +2,8 @@
 // Expected outputs were checked against Python's jinja2 3.1 (StrictUndefined, default settings).
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <unistd.h>
+#include <chrono>
 
 #include <filesystem>
 #include <fstream>
@@ -39,7 +39,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     static int counter = 0;
-    path = fs::temp_directory_path() / ("msc_tmpl_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    path = fs::temp_directory_path() /
+           ("msc_tmpl_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(path);
   }
   ~TempDir() {
@@ -59,9 +60,11 @@ struct TempDir {
 TEST_CASE("tmpl: printing values like Python str()") {
   CHECK(R("Hello {{ name }}!", {{"name", "World"}}) == "Hello World!");
   CHECK(R("{{ [1, 'a', none, 1.5, true] }}") == "[1, 'a', None, 1.5, True]");
-  CHECK(R("{{ {'a': 1, 'b': [2]} }} {{ (1,) }} {{ () }} {{ (1, 'x') }}") == "{'a': 1, 'b': [2]} (1,) () (1, 'x')");
+  CHECK(R("{{ {'a': 1, 'b': [2]} }} {{ (1,) }} {{ () }} {{ (1, 'x') }}") ==
+        "{'a': 1, 'b': [2]} (1,) () (1, 'x')");
   CHECK(R("{{ x }}", {{"x", {{"k", nullptr}}}}) == "{'k': None}");
-  CHECK(R("{{ [\"it's\", 'say \"hi\"', 'both\\'\"'] }}") == "[\"it's\", 'say \"hi\"', 'both\\'\"']");
+  CHECK(R("{{ [\"it's\", 'say \"hi\"', 'both\\'\"'] }}") ==
+        "[\"it's\", 'say \"hi\"', 'both\\'\"']");
   CHECK(R("{{ ['\\n', '\\x01', 'caf\\u00e9'] }}") == "['\\n', '\\x01', 'café']");
   CHECK(R("{{ true }} {{ False }} {{ none }} {{ None }}") == "True False None None");
   CHECK(R("{{ a, b }}", {{"a", 1}, {"b", "x"}}) == "(1, 'x')");
@@ -76,28 +79,34 @@ TEST_CASE("tmpl: float formatting follows Python repr") {
 }
 
 TEST_CASE("tmpl: arithmetic has Python int/float semantics") {
-  CHECK(R("{{ 7 / 2 }} {{ 8 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 7 % -3 }}") == "3.5 4.0 3 -4 2 -2");
+  CHECK(R("{{ 7 / 2 }} {{ 8 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 7 % -3 }}") ==
+        "3.5 4.0 3 -4 2 -2");
   CHECK(R("{{ 2 ** 10 }} {{ 2 ** -1 }} {{ 2 ** 3 ** 2 }} {{ -2 ** 2 }}") == "1024 0.5 64 4");
-  CHECK(R("{{ 7.5 % -2 }} {{ -7.5 // 2 }} {{ true + true }} {{ 'ab' * 3 }} {{ [1] * 2 }}") == "-0.5 -4.0 2 ababab [1, 1]");
+  CHECK(R("{{ 7.5 % -2 }} {{ -7.5 // 2 }} {{ true + true }} {{ 'ab' * 3 }} {{ [1] * 2 }}") ==
+        "-0.5 -4.0 2 ababab [1, 1]");
   CHECK(R("{{ 1 + 2 * 3 }} {{ (1 + 2) * 3 }} {{ 'a' ~ 1 ~ none ~ 2.0 }}") == "7 9 a1None2.0");
   CHECK(R("{{ '%s-%03d|%5.2f|%x' % ('a', 7, 3.14159, 255) }}") == "a-007| 3.14|ff");
   CHECK(Err("{{ 1 / 0 }}") == "t.j2:1:6: division by zero");
-  CHECK(Err("{{ 2 ** 70 }}") == "t.j2:1:6: integer overflow: results beyond 64 bits are not supported");
+  CHECK(Err("{{ 2 ** 70 }}") ==
+        "t.j2:1:6: integer overflow: results beyond 64 bits are not supported");
   CHECK(Err("{{ 'a' + 1 }}") == "t.j2:1:8: can only concatenate str (not \"int\") to str");
 }
 
 TEST_CASE("tmpl: comparisons, logic and inline if") {
-  CHECK(R("{{ 1 < 2 < 3 }} {{ 3 > 2 > 2 }} {{ 1 == 1.0 }} {{ [1] == (1,) }} {{ 2 in [1, 2] }} {{ 'x' not in 'abc' }}") ==
-        "True False True False True True");
+  CHECK(R("{{ 1 < 2 < 3 }} {{ 3 > 2 > 2 }} {{ 1 == 1.0 }} {{ [1] == (1,) }} {{ 2 in [1, 2] }} {{ "
+          "'x' not in 'abc' }}") == "True False True False True True");
   CHECK(R("{{ 0 or 'd' }} {{ 'x' and 'y' }} {{ '' and 'y' }} {{ not [] }}") == "d y  True");
-  CHECK(R("{{ 'a' if x else 'b' }} [{{ 'shown' if not x }}] [{{ 1 if x }}]", {{"x", false}}) == "b [shown] []");
+  CHECK(R("{{ 'a' if x else 'b' }} [{{ 'shown' if not x }}] [{{ 1 if x }}]", {{"x", false}}) ==
+        "b [shown] []");
 }
 
 TEST_CASE("tmpl: attribute, item and slice access") {
   Json d = {{"d", {{"a", 1}, {"l", {10, 20, 30}}}}, {"s", "hello"}};
-  CHECK(R("{{ d.a }} {{ d['a'] }} {{ d.l.0 }} {{ d.l[-1] }} {{ d.l[1:] }} {{ d.l[::-1] }} {{ s[::-1] }} {{ s[1:3] }}", d) ==
-        "1 1 10 30 [20, 30] [30, 20, 10] olleh el");
-  CHECK(R("{{ d.nope is defined }} {{ d.l[7] is defined }} {{ d.nope|default('x') }}", d) == "False False x");
+  CHECK(R("{{ d.a }} {{ d['a'] }} {{ d.l.0 }} {{ d.l[-1] }} {{ d.l[1:] }} {{ d.l[::-1] }} {{ "
+          "s[::-1] }} {{ s[1:3] }}",
+          d) == "1 1 10 30 [20, 30] [30, 20, 10] olleh el");
+  CHECK(R("{{ d.nope is defined }} {{ d.l[7] is defined }} {{ d.nope|default('x') }}", d) ==
+        "False False x");
   CHECK(R("{{ 'h\\u00e9llo'[1] }} {{ 'h\\u00e9llo'|length }}") == "é 5");
   // Python attribute lookup wins over keys for `.`: d.items is the dict method.
   CHECK(R("{{ x['items'] }} {{ x.items()|list }}", {{"x", {{"items", 1}}}}) == "1 [('items', 1)]");
@@ -116,42 +125,53 @@ TEST_CASE("tmpl: whitespace control and trailing newline") {
 
 TEST_CASE("tmpl: for loops") {
   Json d = {{"items", {"a", "b", "c"}}};
-  CHECK(R("{% for x in items %}{{ loop.index }}{{ loop.index0 }}{{ loop.revindex }}{{ loop.first }}{{ loop.last }}{{ loop.length }}|{% endfor %}", d) ==
-        "103TrueFalse3|212FalseFalse3|321FalseTrue3|");
-  CHECK(R("{% for x in items %}{{ loop.cycle('o', 'e') }}{{ loop.previtem|default('-') }}{{ loop.nextitem|default('-') }} {% endfor %}", d) ==
-        "o-b eac ob- ");
+  CHECK(R("{% for x in items %}{{ loop.index }}{{ loop.index0 }}{{ loop.revindex }}{{ loop.first "
+          "}}{{ loop.last }}{{ loop.length }}|{% endfor %}",
+          d) == "103TrueFalse3|212FalseFalse3|321FalseTrue3|");
+  CHECK(R("{% for x in items %}{{ loop.cycle('o', 'e') }}{{ loop.previtem|default('-') }}{{ "
+          "loop.nextitem|default('-') }} {% endfor %}",
+          d) == "o-b eac ob- ");
   CHECK(R("{% for x in items if x != 'b' %}{{ loop.index }}{{ x }}{% endfor %}", d) == "1a2c");
   CHECK(R("{% for x in [] %}no{% else %}empty{% endfor %}") == "empty");
   CHECK(R("{% for k, v in {'b': 1, 'a': 2}.items() %}{{ k }}{{ v }}{% endfor %}") == "b1a2");
   CHECK(R("{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}") == "123");
   CHECK(R("{% for i in range(2, 10, 3) %}{{ i }}{% endfor %} {{ range(3) }}") == "258 range(0, 3)");
-  CHECK(R("{% for x in items %}{{ loop }}{% endfor %}", d) == "<LoopContext 1/3><LoopContext 2/3><LoopContext 3/3>");
+  CHECK(R("{% for x in items %}{{ loop }}{% endfor %}", d) ==
+        "<LoopContext 1/3><LoopContext 2/3><LoopContext 3/3>");
 }
 
 TEST_CASE("tmpl: set scoping and namespaces") {
-  CHECK(R("{% set x = 1 %}{% for i in [1, 2] %}{% set x = x + i %}{{ x }}{% endfor %}{{ x }}") == "231");
+  CHECK(R("{% set x = 1 %}{% for i in [1, 2] %}{% set x = x + i %}{{ x }}{% endfor %}{{ x }}") ==
+        "231");
   CHECK(R("{% if true %}{% set y = 'leak' %}{% endif %}{{ y }}") == "leak");
   CHECK(R("{% set a, b = 1, 2 %}{{ b }}{{ a }}") == "21");
-  CHECK(R("{% set ns = namespace(n=0) %}{% for i in range(4) %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }} {{ ns }}") ==
-        "6 <Namespace {'n': 6}>");
+  CHECK(R("{% set ns = namespace(n=0) %}{% for i in range(4) %}{% set ns.n = ns.n + i %}{% endfor "
+          "%}{{ ns.n }} {{ ns }}") == "6 <Namespace {'n': 6}>");
   CHECK(R("{% set b | upper %}hi {{ 1 }}{% endset %}{{ b }}") == "HI 1");
   CHECK(R("{% with a = 5 %}{{ a }}{% endwith %}{{ a is defined }}") == "5False");
   CHECK(Err("{% set a, b = [1] %}") == "t.j2:1:8: not enough values to unpack (expected 2, got 1)");
-  CHECK(Err("{% set x = 1 %}{% set x.y = 2 %}") == "t.j2:1:23: cannot assign attribute on non-namespace object 'x'");
+  CHECK(Err("{% set x = 1 %}{% set x.y = 2 %}") ==
+        "t.j2:1:23: cannot assign attribute on non-namespace object 'x'");
 }
 
 TEST_CASE("tmpl: macros and call blocks") {
-  CHECK(R("{% macro g(n, greet='Hi') %}{{ greet }} {{ n }}{% endmacro %}{{ g('a') }}|{{ g('b', 'Yo') }}|{{ g(greet='Hey', n='c') }}") ==
-        "Hi a|Yo b|Hey c");
-  CHECK(R("{% macro m(a) %}{{ a }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, k=3) }}") == "1(2,){'k': 3}");
+  CHECK(R("{% macro g(n, greet='Hi') %}{{ greet }} {{ n }}{% endmacro %}{{ g('a') }}|{{ g('b', "
+          "'Yo') }}|{{ g(greet='Hey', n='c') }}") == "Hi a|Yo b|Hey c");
+  CHECK(R("{% macro m(a) %}{{ a }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, k=3) }}") ==
+        "1(2,){'k': 3}");
   CHECK(R("{% macro m(a, b=a * 2) %}{{ b }}{% endmacro %}{{ m(4) }}") == "8");
-  CHECK(R("{% macro box() %}[{{ caller() }}]{% endmacro %}{% call box() %}in{% endcall %}") == "[in]");
-  CHECK(R("{% macro each(l) %}{% for x in l %}{{ caller(x) }}{% endfor %}{% endmacro %}{% call(v) each([1, 2]) %}<{{ v }}>{% endcall %}") ==
-        "<1><2>");
-  CHECK(R("{% macro f(n) %}{% if n > 0 %}{{ n }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(3) }}") == "321");
+  CHECK(R("{% macro box() %}[{{ caller() }}]{% endmacro %}{% call box() %}in{% endcall %}") ==
+        "[in]");
+  CHECK(R("{% macro each(l) %}{% for x in l %}{{ caller(x) }}{% endfor %}{% endmacro %}{% call(v) "
+          "each([1, 2]) %}<{{ v }}>{% endcall %}") == "<1><2>");
+  CHECK(
+      R("{% macro f(n) %}{% if n > 0 %}{{ n }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(3) }}") ==
+      "321");
   CHECK(R("{% macro m() %}{{ top }}{% endmacro %}{% set top = 'late' %}{{ m() }}") == "late");
-  CHECK(Err("{% macro m(a) %}{% endmacro %}{{ m(1, 2) }}") == "t.j2:1:34: macro 'm' takes not more than 1 argument(s)");
-  CHECK(Err("{% macro m(a) %}{% endmacro %}{{ m(b=1) }}") == "t.j2:1:34: macro 'm' takes no keyword argument 'b'");
+  CHECK(Err("{% macro m(a) %}{% endmacro %}{{ m(1, 2) }}") ==
+        "t.j2:1:34: macro 'm' takes not more than 1 argument(s)");
+  CHECK(Err("{% macro m(a) %}{% endmacro %}{{ m(b=1) }}") ==
+        "t.j2:1:34: macro 'm' takes no keyword argument 'b'");
   CHECK(Err("{% macro m(a) %}{{ a }}{% endmacro %}{{ m() }}") ==
         "t.j2:1:4: parameter 'a' was not provided\n  in macro 'm' called from t.j2:1:41");
   std::string deep = Err("{% macro m(n) %}{{ m(n + 1) }}{% endmacro %}{{ m(0) }}");
@@ -160,51 +180,63 @@ TEST_CASE("tmpl: macros and call blocks") {
 
 TEST_CASE("tmpl: filters") {
   Json people = {{"people", {{{"name", "bob"}, {"age", 31}}, {{"name", "al"}, {"age", 25}}}}};
-  CHECK(R("{{ ['b', 'A', 'c']|sort|join(',') }} {{ [3, 1]|sort(reverse=true) }} {{ ['a', 'A', 'b']|unique|list }}") ==
-        "A,b,c [3, 1] ['a', 'b']");
-  CHECK(R("{{ people|map(attribute='name')|join('/') }} {{ people|sort(attribute='age')|first }}", people) ==
-        "bob/al {'name': 'al', 'age': 25}");
-  CHECK(R("{{ people|selectattr('age', 'gt', 30)|map(attribute='name')|list }} {{ people|sum(attribute='age') }}", people) ==
-        "['bob'] 56");
-  CHECK(R("{{ [1, 2, 3, 4]|select('even')|list }} {{ [1, 2, 3]|reject('odd')|list }} {{ ['a']|map('upper')|list }}") ==
-        "[2, 4] [2] ['A']");
-  CHECK(R("{{ 'hello world'|title }} {{ 'abc'|upper }} {{ ' x '|trim }} {{ 'aXa'|replace('a', 'b') }} {{ 'ab'|capitalize }}") ==
-        "Hello World ABC x bXb Ab");
-  CHECK(R("{{ '42'|int + 1 }} {{ '4.7'|int }} {{ 'x'|int(-1) }} {{ '2.5'|float }} {{ 2.5|round }} {{ 2.675|round(2) }} {{ 2.1|round(method='ceil') }}") ==
-        "43 4 -1 2.5 2.0 2.67 3.0");
-  CHECK(R("{{ [3, 9, 1]|max }} {{ [3, 9, 1]|min }} {{ [1.5, 2]|sum }} {{ -3|abs }} {{ 'abc'|length }} {{ [1, 2]|first }} {{ [1, 2]|last }}") ==
-        "9 1 3.5 3 3 1 2");
-  CHECK(R("{{ missing|default('d') }} {{ ''|default('e', true) }} {{ none|d('n') }}") == "d e None");
-  CHECK(R("{{ 'a\\nb\\n\\nc'|indent(2) }}|{{ 'a\\nb'|indent(2, true) }}|{{ 'a\\n\\nb'|indent(1, blank=true) }}") ==
-        "a\n  b\n\n  c|  a\n  b|a\n \n b");
+  CHECK(R("{{ ['b', 'A', 'c']|sort|join(',') }} {{ [3, 1]|sort(reverse=true) }} {{ ['a', 'A', "
+          "'b']|unique|list }}") == "A,b,c [3, 1] ['a', 'b']");
+  CHECK(R("{{ people|map(attribute='name')|join('/') }} {{ people|sort(attribute='age')|first }}",
+          people) == "bob/al {'name': 'al', 'age': 25}");
+  CHECK(R("{{ people|selectattr('age', 'gt', 30)|map(attribute='name')|list }} {{ "
+          "people|sum(attribute='age') }}",
+          people) == "['bob'] 56");
+  CHECK(R("{{ [1, 2, 3, 4]|select('even')|list }} {{ [1, 2, 3]|reject('odd')|list }} {{ "
+          "['a']|map('upper')|list }}") == "[2, 4] [2] ['A']");
+  CHECK(R("{{ 'hello world'|title }} {{ 'abc'|upper }} {{ ' x '|trim }} {{ 'aXa'|replace('a', 'b') "
+          "}} {{ 'ab'|capitalize }}") == "Hello World ABC x bXb Ab");
+  CHECK(R("{{ '42'|int + 1 }} {{ '4.7'|int }} {{ 'x'|int(-1) }} {{ '2.5'|float }} {{ 2.5|round }} "
+          "{{ 2.675|round(2) }} {{ 2.1|round(method='ceil') }}") == "43 4 -1 2.5 2.0 2.67 3.0");
+  CHECK(R("{{ [3, 9, 1]|max }} {{ [3, 9, 1]|min }} {{ [1.5, 2]|sum }} {{ -3|abs }} {{ 'abc'|length "
+          "}} {{ [1, 2]|first }} {{ [1, 2]|last }}") == "9 1 3.5 3 3 1 2");
+  CHECK(R("{{ missing|default('d') }} {{ ''|default('e', true) }} {{ none|d('n') }}") ==
+        "d e None");
+  CHECK(R("{{ 'a\\nb\\n\\nc'|indent(2) }}|{{ 'a\\nb'|indent(2, true) }}|{{ 'a\\n\\nb'|indent(1, "
+          "blank=true) }}") == "a\n  b\n\n  c|  a\n  b|a\n \n b");
   CHECK(R("{{ {'b': 1, 'a': [1, 2.5, none], 'c': '<&\\''}|tojson }}") ==
         "{\"a\": [1, 2.5, null], \"b\": 1, \"c\": \"\\u003c\\u0026\\u0027\"}");
-  CHECK(R("{{ {'k': [1]}|tojson(2) }} {{ 'é'|tojson }}") == "{\n  \"k\": [\n    1\n  ]\n} \"\\u00e9\"");
-  CHECK(R("{{ '%s=%d'|format('x', 5) }} {{ '{:>4}|{:.2f}'.format('r', 3.14159) }}") == "x=5    r|3.14");
-  CHECK(R("{{ [1, 2, 3]|batch(2)|list }} {{ {'b': 1, 'a': 2}|dictsort }}") == "[[1, 2], [3]] [('a', 2), ('b', 1)]");
+  CHECK(R("{{ {'k': [1]}|tojson(2) }} {{ 'é'|tojson }}") ==
+        "{\n  \"k\": [\n    1\n  ]\n} \"\\u00e9\"");
+  CHECK(R("{{ '%s=%d'|format('x', 5) }} {{ '{:>4}|{:.2f}'.format('r', 3.14159) }}") ==
+        "x=5    r|3.14");
+  CHECK(R("{{ [1, 2, 3]|batch(2)|list }} {{ {'b': 1, 'a': 2}|dictsort }}") ==
+        "[[1, 2], [3]] [('a', 2), ('b', 1)]");
   CHECK(R("{% filter upper %}x{{ 'y' }}{% endfilter %}") == "XY");
-  CHECK(R("{% for k, g in [{'t': 'b', 'n': 1}, {'t': 'a', 'n': 2}, {'t': 'b', 'n': 3}]|groupby('t') %}{{ k }}{{ g|map(attribute='n')|list }}{% endfor %}") ==
+  CHECK(R("{% for k, g in [{'t': 'b', 'n': 1}, {'t': 'a', 'n': 2}, {'t': 'b', 'n': "
+          "3}]|groupby('t') %}{{ k }}{{ g|map(attribute='n')|list }}{% endfor %}") ==
         "a[2]b[1, 3]");
-  CHECK(R("{{ '<'|e|e }} {{ '<'|forceescape|forceescape }} {{ ('<'|e) + '>' }} {{ ('<'|e) ~ '>' }}") == "&lt; &amp;lt; &lt;&gt; &lt;>");
+  CHECK(R("{{ '<'|e|e }} {{ '<'|forceescape|forceescape }} {{ ('<'|e) + '>' }} {{ ('<'|e) ~ '>' "
+          "}}") == "&lt; &amp;lt; &lt;&gt; &lt;>");
 }
 
 TEST_CASE("tmpl: tests with `is`") {
-  CHECK(R("{{ x is defined }}{{ y is defined }}{{ y is undefined }}{{ none is none }}{{ 1 is number }}{{ 1 is integer }}{{ 1.0 is float }}",
+  CHECK(R("{{ x is defined }}{{ y is defined }}{{ y is undefined }}{{ none is none }}{{ 1 is "
+          "number }}{{ 1 is integer }}{{ 1.0 is float }}",
           {{"x", 1}}) == "TrueFalseTrueTrueTrueTrueTrue");
-  CHECK(R("{{ 's' is string }}{{ {} is mapping }}{{ [] is iterable }}{{ 'x' is sequence }}{{ true is boolean }}{{ true is true }}{{ 0 is false }}") ==
-        "TrueTrueTrueTrueTrueTrueFalse");
-  CHECK(R("{{ 6 is divisibleby 3 }}{{ 3 is even }}{{ 3 is odd }}{{ 1 is eq 1 }}{{ 1 is ne 1 }}{{ 1 is lt 2 }}{{ 2 is ge 3 }}{{ 2 is in [2] }}{{ none is sameas none }}") ==
+  CHECK(R("{{ 's' is string }}{{ {} is mapping }}{{ [] is iterable }}{{ 'x' is sequence }}{{ true "
+          "is boolean }}{{ true is true }}{{ 0 is false }}") == "TrueTrueTrueTrueTrueTrueFalse");
+  CHECK(R("{{ 6 is divisibleby 3 }}{{ 3 is even }}{{ 3 is odd }}{{ 1 is eq 1 }}{{ 1 is ne 1 }}{{ 1 "
+          "is lt 2 }}{{ 2 is ge 3 }}{{ 2 is in [2] }}{{ none is sameas none }}") ==
         "TrueFalseTrueTrueFalseTrueFalseTrueTrue");
   CHECK(R("{{ 5 is not even }}") == "True");
 }
 
 TEST_CASE("tmpl: Python methods on str and dict") {
-  CHECK(R("{{ 'a,b,,c'.split(',') }} {{ ' a  b '.split() }} {{ 'a b c'.split(none, 1) }} {{ 'x.y.z'.rsplit('.', 1) }}") ==
+  CHECK(R("{{ 'a,b,,c'.split(',') }} {{ ' a  b '.split() }} {{ 'a b c'.split(none, 1) }} {{ "
+          "'x.y.z'.rsplit('.', 1) }}") ==
         "['a', 'b', '', 'c'] ['a', 'b'] ['a', 'b c'] ['x.y', 'z']");
-  CHECK(R("{{ 'Hi'.upper() }}{{ 'Hi'.lower() }} {{ 'abc'.startswith('ab') }} {{ 'abc'.endswith(('x', 'c')) }} {{ ' p '.strip() }} {{ '-'.join(['a', 'b']) }} {{ 'aa'.replace('a', 'b', 1) }}") ==
-        "HIhi True True p a-b ba");
-  CHECK(R("{{ d.get('a') }} {{ d.get('z', 0) }} {{ d.keys()|list }} {{ d.values()|list }} {{ d.items() }}", {{"d", {{"a", 1}}}}) ==
-        "1 0 ['a'] [1] dict_items([('a', 1)])");
+  CHECK(R("{{ 'Hi'.upper() }}{{ 'Hi'.lower() }} {{ 'abc'.startswith('ab') }} {{ "
+          "'abc'.endswith(('x', 'c')) }} {{ ' p '.strip() }} {{ '-'.join(['a', 'b']) }} {{ "
+          "'aa'.replace('a', 'b', 1) }}") == "HIhi True True p a-b ba");
+  CHECK(R("{{ d.get('a') }} {{ d.get('z', 0) }} {{ d.keys()|list }} {{ d.values()|list }} {{ "
+          "d.items() }}",
+          {{"d", {{"a", 1}}}}) == "1 0 ['a'] [1] dict_items([('a', 1)])");
 }
 
 TEST_CASE("tmpl: StrictUndefined errors name file, line, column and the name") {
@@ -223,11 +255,13 @@ TEST_CASE("tmpl: StrictUndefined errors name file, line, column and the name") {
 
 TEST_CASE("tmpl: syntax errors") {
   CHECK(Err("{{ x | bar }}") == "t.j2:1:8: unknown filter 'bar'");
-  CHECK(Err("{% if x %}{{ x|bar }}{% endif %}", {{"x", 1}}) == "t.j2:1:16: unknown filter 'bar'");  // fails when run
+  CHECK(Err("{% if x %}{{ x|bar }}{% endif %}", {{"x", 1}}) ==
+        "t.j2:1:16: unknown filter 'bar'");                    // fails when run
   CHECK(Err("{% if false %}{{ x|bar }}{% endif %}").empty());  // like jinja2: not run, no error
   CHECK(Err("{{ 1 is bogus }}") == "t.j2:1:9: unknown test 'bogus'");
   CHECK(Err("{% for x in l %}abc") ==
-        "t.j2:1:20: expected 'endfor' or 'else', got end of template (unclosed 'for' opened at line 1)");
+        "t.j2:1:20: expected 'endfor' or 'else', got end of template (unclosed 'for' opened at "
+        "line 1)");
   CHECK(Err("{% if 1 %}{% for x in l %}{% endif %}") ==
         "t.j2:1:30: expected 'endfor' or 'else', got 'endif' (unclosed 'for' opened at line 1)");
   CHECK(Err("{% macro m() %}") ==
@@ -240,10 +274,14 @@ TEST_CASE("tmpl: syntax errors") {
   CHECK(Err("{{ x") == "t.j2:1:5: expected end of print statement, got end of template");
   CHECK(Err("{# open") == "t.j2:1:1: missing end of comment tag");
   CHECK(Err("{% raw %}x") == "t.j2:1:1: missing end of raw directive");
-  CHECK(Err("{% macro m(a=1, b) %}{% endmacro %}") == "t.j2:1:17: non-default argument follows default argument");
-  CHECK(Err("{% from 'x' import _p %}") == "t.j2:1:20: names starting with an underline can not be imported");
-  CHECK(Err("{% extends 'base.j2' %}") == "t.j2:1:4: 'extends' is not supported by this template engine");
-  CHECK(Err("{% for x in l recursive %}{% endfor %}") == "t.j2:1:15: recursive for loops are not supported");
+  CHECK(Err("{% macro m(a=1, b) %}{% endmacro %}") ==
+        "t.j2:1:17: non-default argument follows default argument");
+  CHECK(Err("{% from 'x' import _p %}") ==
+        "t.j2:1:20: names starting with an underline can not be imported");
+  CHECK(Err("{% extends 'base.j2' %}") ==
+        "t.j2:1:4: 'extends' is not supported by this template engine");
+  CHECK(Err("{% for x in l recursive %}{% endfor %}") ==
+        "t.j2:1:15: recursive for loops are not supported");
   // Deep nesting is an error, not a crash.
   std::string deep = "{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}";
   CHECK(Err(deep).find("template is nested too deeply") != std::string::npos);
@@ -254,19 +292,26 @@ TEST_CASE("tmpl: syntax errors") {
 
 TEST_CASE("tmpl: include, import and from-import resolve against the search root") {
   TempDir dir;
-  dir.Write("main.j2", "[{% include 'sub/a.j2' %}]{% for item in [1, 2] %}{% include 'item.j2' %}{% endfor %}\n");
+  dir.Write(
+      "main.j2",
+      "[{% include 'sub/a.j2' %}]{% for item in [1, 2] %}{% include 'item.j2' %}{% endfor %}\n");
   dir.Write("sub/a.j2", "a:{% include 'b.j2' %}");  // "b.j2" is root/b.j2, not sub/b.j2
   dir.Write("b.j2", "root-b");
   dir.Write("sub/b.j2", "WRONG");
   dir.Write("item.j2", "<{{ item }}{{ loop is defined }}>");
   dir.Write("lib.j2", "{% set v = 2 %}{% macro hi(n) %}hi {{ n }} v{{ v }}{% endmacro %}body");
-  dir.Write("use.j2", "{% import 'lib.j2' as lib %}{% from 'lib.j2' import hi as h %}{{ lib.hi(1) }}|{{ h(2) }}|{{ lib.v }}|{{ lib }}|{{ data_var is defined }}");
+  dir.Write("use.j2",
+            "{% import 'lib.j2' as lib %}{% from 'lib.j2' import hi as h %}{{ lib.hi(1) }}|{{ h(2) "
+            "}}|{{ lib.v }}|{{ lib }}|{{ data_var is defined }}");
   dir.Write("lib_ctx.j2", "{% macro m() %}{{ data_var is defined }}{% endmacro %}");
-  dir.Write("ctx.j2", "{% from 'lib_ctx.j2' import m %}{% import 'lib_ctx.j2' as c with context %}{{ m() }}{{ c.m() }}");
+  dir.Write("ctx.j2",
+            "{% from 'lib_ctx.j2' import m %}{% import 'lib_ctx.j2' as c with context %}{{ m() "
+            "}}{{ c.m() }}");
   Environment env(dir.path.string());
   CHECK(env.Render("main.j2", Json::object()) == "[a:root-b]<1False><2False>");
   CHECK(env.Render("use.j2", {{"data_var", 1}}) == "hi 1 v2|hi 2 v2|2|body|True");
-  CHECK(env.Render("ctx.j2", {{"data_var", 1}}) == "FalseTrue");  // imports are without context by default
+  CHECK(env.Render("ctx.j2", {{"data_var", 1}}) ==
+        "FalseTrue");  // imports are without context by default
   CHECK(env.Render("./sub//a.j2", Json::object()) == "a:root-b");
 }
 
@@ -289,16 +334,22 @@ TEST_CASE("tmpl: errors inside included and imported files name that file") {
     }
     return "";
   };
-  CHECK(err("main.j2") == dir.Name("inc.j2") + ":2:6: undefined variable 'missing_in_inc'\n  included from " +
+  CHECK(err("main.j2") == dir.Name("inc.j2") +
+                              ":2:6: undefined variable 'missing_in_inc'\n  included from " +
                               dir.Name("main.j2") + ":2:4");
-  CHECK(err("use.j2") == dir.Name("mac.j2") + ":2:4: undefined variable 'nope'\n  in macro 'm' called from " +
+  CHECK(err("use.j2") == dir.Name("mac.j2") +
+                             ":2:4: undefined variable 'nope'\n  in macro 'm' called from " +
                              dir.Name("use.j2") + ":3:4");
-  CHECK(err("esc.j2") == dir.Name("esc.j2") + ":1:4: template name '../outside.j2' escapes the search root");
+  CHECK(err("esc.j2") ==
+        dir.Name("esc.j2") + ":1:4: template name '../outside.j2' escapes the search root");
   CHECK(err("nf.j2") == dir.Name("nf.j2") + ":1:12: template 'nothere.j2' not found");
   CHECK(err("incbad.j2") == dir.Name("bad.j2") +
-                                ":2:17: expected 'endfor' or 'else', got end of template (unclosed 'for' opened at line 2)\n"
-                                "  included from " + dir.Name("incbad.j2") + ":1:4");
-  CHECK(err("missing.j2") == "missing.j2: template not found (search root '" + dir.path.string() + "')");
+                                ":2:17: expected 'endfor' or 'else', got end of template (unclosed "
+                                "'for' opened at line 2)\n"
+                                "  included from " +
+                                dir.Name("incbad.j2") + ":1:4");
+  CHECK(err("missing.j2") ==
+        "missing.j2: template not found (search root '" + dir.path.string() + "')");
   CHECK(err("../x.j2") == "../x.j2: template name '../x.j2' escapes the search root");
 }
 
@@ -323,13 +374,20 @@ TEST_CASE("tmpl: user filters, globals and functions") {
     return Json(s);
   });
   env.AddFilter("suffix", [](const std::vector<Json>& args, const Json& kwargs) {
-    return Json(args.at(0).get<std::string>() + kwargs.value("sep", "_") + args.at(1).get<std::string>());
+    return Json(args.at(0).get<std::string>() + kwargs.value("sep", "_") +
+                args.at(1).get<std::string>());
   });
   env.AddGlobal("version", Json{{"major", 1}, {"minor", 2}});
-  env.AddFunction("add", [](const std::vector<Json>& args, const Json&) { return Json(args.at(0).get<int>() + args.at(1).get<int>()); });
-  env.AddFunction("boom", [](const std::vector<Json>&, const Json&) -> Json { throw std::runtime_error("kaput"); });
-  CHECK(env.RenderString("{{ 'a-b.c'|ident }} {{ 'x'|suffix('y', sep='.') }} {{ version.minor }} {{ add(2, 3) }}", Json::object()) ==
-        "a_b_c x.y 2 5");
+  env.AddFunction("add", [](const std::vector<Json>& args, const Json&) {
+    return Json(args.at(0).get<int>() + args.at(1).get<int>());
+  });
+  env.AddFunction("boom", [](const std::vector<Json>&, const Json&) -> Json {
+    throw std::runtime_error("kaput");
+  });
+  CHECK(
+      env.RenderString(
+          "{{ 'a-b.c'|ident }} {{ 'x'|suffix('y', sep='.') }} {{ version.minor }} {{ add(2, 3) }}",
+          Json::object()) == "a_b_c x.y 2 5");
   CHECK(env.RenderString("{{ ['a b']|map('ident')|list }}", Json::object()) == "['a_b']");
   try {
     env.RenderString("\n {{ boom() }}", Json::object(), "f.j2");

@@ -23,7 +23,8 @@ namespace {
 double CpuSeconds() {
   rusage r;
   getrusage(RUSAGE_SELF, &r);
-  return r.ru_utime.tv_sec + r.ru_utime.tv_usec * 1e-6 + r.ru_stime.tv_sec + r.ru_stime.tv_usec * 1e-6;
+  return r.ru_utime.tv_sec + r.ru_utime.tv_usec * 1e-6 + r.ru_stime.tv_sec +
+         r.ru_stime.tv_usec * 1e-6;
 }
 
 }  // namespace
@@ -34,10 +35,14 @@ int main(int argc, char** argv) {
     bool trans_b = false;
     msc_vk::ContextOptions opt;
     for (int i = 1; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--trans-b") == 0) trans_b = true;
-      else if (std::strcmp(argv[i], "--tiled") == 0) opt.tiled_kernels = 1;
-      else if (std::strcmp(argv[i], "--register") == 0) opt.tiled_kernels = 0;
-      else pos.push_back(argv[i]);
+      if (std::strcmp(argv[i], "--trans-b") == 0)
+        trans_b = true;
+      else if (std::strcmp(argv[i], "--tiled") == 0)
+        opt.tiled_kernels = 1;
+      else if (std::strcmp(argv[i], "--register") == 0)
+        opt.tiled_kernels = 0;
+      else
+        pos.push_back(argv[i]);
     }
     const int64_t n = pos.size() > 0 ? std::atoll(pos[0].c_str()) : 1024;
     const int runs = pos.size() > 1 ? std::atoi(pos[1].c_str()) : 10;
@@ -63,16 +68,20 @@ int main(int argc, char** argv) {
     for (int i = 0; i < runs; ++i) {
       auto t0 = std::chrono::steady_clock::now();
       p.Run();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     const double cpu_ms = (CpuSeconds() - cpu0) / runs * 1e3;
     std::sort(ms.begin(), ms.end());
     const double flop = 2.0 * n * n * n;
-    std::printf("sgemm %lldx%lldx%lld%s, %s kernel: min %.2f ms (%.2f GFLOP/s), median %.2f ms (%.2f GFLOP/s); "
-                "cpu %.2f ms per GEMM (%.2f GFLOP per core-second)\n",
-                static_cast<long long>(n), static_cast<long long>(n), static_cast<long long>(n),
-                trans_b ? " (B transposed)" : "", ctx.use_tiled_kernels() ? "tiled" : "register-blocked", ms.front(),
-                flop / ms.front() / 1e6, ms[ms.size() / 2], flop / ms[ms.size() / 2] / 1e6, cpu_ms, flop / cpu_ms / 1e6);
+    std::printf(
+        "sgemm %lldx%lldx%lld%s, %s kernel: min %.2f ms (%.2f GFLOP/s), median %.2f ms (%.2f "
+        "GFLOP/s); "
+        "cpu %.2f ms per GEMM (%.2f GFLOP per core-second)\n",
+        static_cast<long long>(n), static_cast<long long>(n), static_cast<long long>(n),
+        trans_b ? " (B transposed)" : "", ctx.use_tiled_kernels() ? "tiled" : "register-blocked",
+        ms.front(), flop / ms.front() / 1e6, ms[ms.size() / 2], flop / ms[ms.size() / 2] / 1e6,
+        cpu_ms, flop / cpu_ms / 1e6);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -6,8 +6,9 @@
 
 namespace ref {
 
-Vec Conv2d(const Vec& x, const Shape& xs, const Vec& w, const Shape& ws, const Vec& bias, std::array<int64_t, 2> st,
-           std::array<int64_t, 4> pad, std::array<int64_t, 2> dil, int64_t groups, Shape* ys) {
+Vec Conv2d(const Vec& x, const Shape& xs, const Vec& w, const Shape& ws, const Vec& bias,
+           std::array<int64_t, 2> st, std::array<int64_t, 4> pad, std::array<int64_t, 2> dil,
+           int64_t groups, Shape* ys) {
   const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3], O = ws[0], KH = ws[2], KW = ws[3];
   const int64_t OH = (H + pad[0] + pad[2] - dil[0] * (KH - 1) - 1) / st[0] + 1;
   const int64_t OW = (W + pad[1] + pad[3] - dil[1] * (KW - 1) - 1) / st[1] + 1;
@@ -23,17 +24,19 @@ Vec Conv2d(const Vec& x, const Shape& xs, const Vec& w, const Shape& ws, const V
           for (int64_t c = 0; c < Cg; ++c)
             for (int64_t kh = 0; kh < KH; ++kh)
               for (int64_t kw = 0; kw < KW; ++kw) {
-                const int64_t ih = oh * st[0] - pad[0] + kh * dil[0], iw = ow * st[1] - pad[1] + kw * dil[1];
+                const int64_t ih = oh * st[0] - pad[0] + kh * dil[0],
+                              iw = ow * st[1] - pad[1] + kw * dil[1];
                 if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                s += double(w[((o * Cg + c) * KH + kh) * KW + kw]) * x[((n * C + g * Cg + c) * H + ih) * W + iw];
+                s += double(w[((o * Cg + c) * KH + kh) * KW + kw]) *
+                     x[((n * C + g * Cg + c) * H + ih) * W + iw];
               }
           y[((n * O + o) * OH + oh) * OW + ow] = static_cast<float>(s);
         }
   return y;
 }
 
-Vec Gemm(const Vec& a, const Vec& b, const Vec& bias, int64_t batch, int64_t M, int64_t N, int64_t K, bool trans_b,
-         int64_t a_bstride, int64_t b_bstride) {
+Vec Gemm(const Vec& a, const Vec& b, const Vec& bias, int64_t batch, int64_t M, int64_t N,
+         int64_t K, bool trans_b, int64_t a_bstride, int64_t b_bstride) {
   Vec c(batch * M * N);
   for (int64_t z = 0; z < batch; ++z)
     for (int64_t m = 0; m < M; ++m)
@@ -80,13 +83,16 @@ Vec Softmax(const Vec& x, int64_t outer, int64_t L, int64_t inner) {
       double m = -INFINITY, s = 0;
       for (int64_t l = 0; l < L; ++l) m = std::max<double>(m, x[(o * L + l) * inner + n]);
       for (int64_t l = 0; l < L; ++l) s += std::exp(x[(o * L + l) * inner + n] - m);
-      for (int64_t l = 0; l < L; ++l) y[(o * L + l) * inner + n] = static_cast<float>(std::exp(x[(o * L + l) * inner + n] - m) / s);
+      for (int64_t l = 0; l < L; ++l)
+        y[(o * L + l) * inner + n] =
+            static_cast<float>(std::exp(x[(o * L + l) * inner + n] - m) / s);
     }
   return y;
 }
 
-Vec Pool2d(const Vec& x, const Shape& xs, int kind, std::array<int64_t, 2> k, std::array<int64_t, 2> s,
-           std::array<int64_t, 4> pad, std::array<int64_t, 2> dil, bool ceil_mode, bool cip, Shape* ys) {
+Vec Pool2d(const Vec& x, const Shape& xs, int kind, std::array<int64_t, 2> k,
+           std::array<int64_t, 2> s, std::array<int64_t, 4> pad, std::array<int64_t, 2> dil,
+           bool ceil_mode, bool cip, Shape* ys) {
   const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3];
   auto out = [&](int64_t in, int64_t kk, int64_t ss, int64_t p0, int64_t p1, int64_t d) {
     const int64_t span = in + p0 + p1 - d * (kk - 1) - 1;
@@ -94,7 +100,8 @@ Vec Pool2d(const Vec& x, const Shape& xs, int kind, std::array<int64_t, 2> k, st
     if (ceil_mode && (o - 1) * ss >= in + p0) --o;
     return o;
   };
-  const int64_t OH = out(H, k[0], s[0], pad[0], pad[2], dil[0]), OW = out(W, k[1], s[1], pad[1], pad[3], dil[1]);
+  const int64_t OH = out(H, k[0], s[0], pad[0], pad[2], dil[0]),
+                OW = out(W, k[1], s[1], pad[1], pad[3], dil[1]);
   *ys = {N, C, OH, OW};
   Vec y(N * C * OH * OW);
   for (int64_t nc = 0; nc < N * C; ++nc)
@@ -106,7 +113,8 @@ Vec Pool2d(const Vec& x, const Shape& xs, int kind, std::array<int64_t, 2> k, st
           r = -std::numeric_limits<float>::infinity();
           for (int64_t i = 0; i < k[0]; ++i)
             for (int64_t j = 0; j < k[1]; ++j) {
-              const int64_t ih = oh * s[0] - pad[0] + i * dil[0], iw = ow * s[1] - pad[1] + j * dil[1];
+              const int64_t ih = oh * s[0] - pad[0] + i * dil[0],
+                            iw = ow * s[1] - pad[1] + j * dil[1];
               if (ih >= 0 && ih < H && iw >= 0 && iw < W) r = std::max(r, xp[ih * W + iw]);
             }
         } else {
@@ -162,8 +170,10 @@ Vec Mean(const Vec& x, const Shape& xs, const std::vector<bool>& reduce) {
   Shape out;
   int64_t count = 1;
   for (size_t d = 0; d < xs.size(); ++d) {
-    if (reduce[d]) count *= xs[d];
-    else out.push_back(xs[d]);
+    if (reduce[d])
+      count *= xs[d];
+    else
+      out.push_back(xs[d]);
   }
   std::vector<double> acc(msc_vk::NumElements(out), 0.0);
   std::vector<int64_t> idx(xs.size(), 0);

@@ -1,12 +1,12 @@
 // safetensors reader, weights, golden comparator, bench statistics and RunMain (the generated
 // projects' main) including its error paths.
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "example_model.h"
 #include "test_util.h"
@@ -32,7 +32,8 @@ void WriteFile(const std::string& path, const std::string& data) {
 // Raw safetensors file from a header string and a data section.
 void WriteRaw(const std::string& path, const std::string& header, size_t data_bytes) {
   std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((uint64_t{header.size()} >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<char>((uint64_t{header.size()} >> (8 * i)) & 0xff);
   WriteFile(path, out + header + std::string(data_bytes, '\0'));
 }
 
@@ -81,11 +82,12 @@ struct ExampleFiles {
     w["fc.bias"] = vkt::Random(10, 5);
     input = vkt::Random(3 * 16 * 16, 6);
     probs = ExampleModelReference(input, w);
-    msc_vk::WriteSafetensors(weights, {{"conv1.weight", DType::kFloat32, {8, 3, 3, 3}, Bytes(w["conv1.weight"])},
-                                       {"conv1.bias", DType::kFloat32, {8}, Bytes(w["conv1.bias"])},
-                                       {"dw.weight", DType::kFloat32, {8, 1, 3, 3}, Bytes(w["dw.weight"])},
-                                       {"fc.weight", DType::kFloat32, {10, 8}, Bytes(w["fc.weight"])},
-                                       {"fc.bias", DType::kFloat32, {10}, Bytes(w["fc.bias"])}});
+    msc_vk::WriteSafetensors(
+        weights, {{"conv1.weight", DType::kFloat32, {8, 3, 3, 3}, Bytes(w["conv1.weight"])},
+                  {"conv1.bias", DType::kFloat32, {8}, Bytes(w["conv1.bias"])},
+                  {"dw.weight", DType::kFloat32, {8, 1, 3, 3}, Bytes(w["dw.weight"])},
+                  {"fc.weight", DType::kFloat32, {10, 8}, Bytes(w["fc.weight"])},
+                  {"fc.bias", DType::kFloat32, {10}, Bytes(w["fc.bias"])}});
     WriteGolden(golden, probs);
   }
   ~ExampleFiles() {
@@ -103,7 +105,10 @@ struct ExampleFiles {
     msc_vk::MainOptions defaults;
     defaults.weights = weights;
     defaults.golden = golden;
-    return Capture([&] { return msc_vk::RunMain(static_cast<int>(argv.size()), argv.data(), BuildExampleModel, defaults); });
+    return Capture([&] {
+      return msc_vk::RunMain(static_cast<int>(argv.size()), argv.data(), BuildExampleModel,
+                             defaults);
+    });
   }
 };
 
@@ -112,7 +117,8 @@ struct ExampleFiles {
 TEST_CASE("safetensors: round trip and validation errors name the file and tensor") {
   const std::string path = vkt::TempPath("t.safetensors");
   const std::vector<float> a = {1, 2, 3, 4, 5, 6};
-  msc_vk::WriteSafetensors(path, {{"a", DType::kFloat32, {2, 3}, Bytes(a)}, {"b", DType::kInt64, {2}, std::vector<uint8_t>(16, 7)}});
+  msc_vk::WriteSafetensors(path, {{"a", DType::kFloat32, {2, 3}, Bytes(a)},
+                                  {"b", DType::kInt64, {2}, std::vector<uint8_t>(16, 7)}});
   {
     msc_vk::SafetensorsFile f(path, "weights file");
     CHECK(f.Names() == std::vector<std::string>{"a", "b"});
@@ -121,30 +127,44 @@ TEST_CASE("safetensors: round trip and validation errors name the file and tenso
     CHECK(got == a);
     CHECK(f.ReadBytes("b") == std::vector<uint8_t>(16, 7));
     const std::string where = "weights file '" + path + "': tensor 'a'";
-    vkt::ExpectError([&] { f.Read("a", DType::kFloat16, {2, 3}, got.data(), 12); },
-                     where + " has dtype F32 (float32), expected F16 (float16)");
-    vkt::ExpectError([&] { f.Read("a", DType::kFloat32, {3, 2, 1}, got.data(), 24); },
-                     where + " has shape [2, 3], expected [3, 2, 1]");
-    vkt::ExpectError([&] { f.Entry("c"); }, "weights file '" + path + "' has no tensor 'c' (it has 2 tensors: a, b)");
+    vkt::ExpectError(
+        [&] {
+          f.Read("a", DType::kFloat16, {2, 3}, got.data(), 12);
+        },
+        where + " has dtype F32 (float32), expected F16 (float16)");
+    vkt::ExpectError(
+        [&] {
+          f.Read("a", DType::kFloat32, {3, 2, 1}, got.data(), 24);
+        },
+        where + " has shape [2, 3], expected [3, 2, 1]");
+    vkt::ExpectError([&] { f.Entry("c"); },
+                     "weights file '" + path + "' has no tensor 'c' (it has 2 tensors: a, b)");
   }
   const std::string full = ReadFile(path);
   WriteFile(path, full.substr(0, full.size() - 4));
   vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path, "weights file"); },
-                   "tensor 'b': data_offsets [24, 40] lie outside the data section of 36 bytes (truncated file?)");
+                   "tensor 'b': data_offsets [24, 40] lie outside the data section of 36 bytes "
+                   "(truncated file?)");
   WriteFile(path, full.substr(0, 20));
-  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); }, "exceeds the file size of 20 bytes (truncated or not a safetensors file)");
+  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); },
+                   "exceeds the file size of 20 bytes (truncated or not a safetensors file)");
   WriteFile(path, "abc");
-  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); }, "3 bytes is too short for a safetensors header");
+  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); },
+                   "3 bytes is too short for a safetensors header");
   WriteRaw(path, "{not json", 0);
   vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); }, "header is not valid JSON");
   WriteRaw(path, R"({"q":{"dtype":"Q8","shape":[2],"data_offsets":[0,2]}})", 2);
-  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); }, "tensor 'q': unsupported dtype \"Q8\"");
+  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); },
+                   "tensor 'q': unsupported dtype \"Q8\"");
   WriteRaw(path, R"({"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,20]}})", 20);
-  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); }, "tensor 'w': float32 [2, 3] needs 24 bytes but data_offsets cover 20");
+  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); },
+                   "tensor 'w': float32 [2, 3] needs 24 bytes but data_offsets cover 20");
   WriteRaw(path, R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", 8);
-  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); }, "has a non-integer or negative dimension");
+  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path); },
+                   "has a non-integer or negative dimension");
   std::remove(path.c_str());
-  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path, "golden file"); }, "golden file '" + path + "' not found or not readable");
+  vkt::ExpectError([&] { msc_vk::SafetensorsFile f(path, "golden file"); },
+                   "golden file '" + path + "' not found or not readable");
 }
 
 TEST_CASE("Weights: uploaded once; wrong dtype or size names the file and tensor") {
@@ -159,10 +179,17 @@ TEST_CASE("Weights: uploaded once; wrong dtype or size names the file and tensor
     t.buffer->Download(t.offset, back.data(), t.bytes());
     CHECK(back == w);
     vkt::ExpectError([&] { ws.Get("nope"); }, "weight 'nope' was not declared");
-    vkt::ExpectError([&] { msc_vk::Weights bad(*ctx, path, {{"fc.bias", DType::kFloat32, {3}}}); },
-                     "weights file '" + path + "': tensor 'fc.bias' has dtype F16 (float16), expected F32 (float32)");
-    vkt::ExpectError([&] { msc_vk::Weights bad(*ctx, path, {{"fc.weight", DType::kFloat32, {4, 4}}}); },
-                     "tensor 'fc.weight' has shape [3, 4], expected [4, 4]");
+    vkt::ExpectError(
+        [&] {
+          msc_vk::Weights bad(*ctx, path, {{"fc.bias", DType::kFloat32, {3}}});
+        },
+        "weights file '" + path +
+            "': tensor 'fc.bias' has dtype F16 (float16), expected F32 (float32)");
+    vkt::ExpectError(
+        [&] {
+          msc_vk::Weights bad(*ctx, path, {{"fc.weight", DType::kFloat32, {4, 4}}});
+        },
+        "tensor 'fc.weight' has shape [3, 4], expected [4, 4]");
     vkt::ExpectNoValidationMessages(*ctx);
   }
   std::remove(path.c_str());
@@ -181,7 +208,8 @@ TEST_CASE("golden comparator: |a - b| <= atol + rtol * |b|, NaN fails") {
   CHECK(!r.pass());
   CHECK(r.mismatches == 1);
   CHECK(r.worst_index == 4);
-  CHECK(r.Summary().find("FAIL; 1 of 6 values outside tolerance, worst at index 4") != std::string::npos);
+  CHECK(r.Summary().find("FAIL; 1 of 6 values outside tolerance, worst at index 4") !=
+        std::string::npos);
   a[4] = 0;
   a[0] = nan;
   CHECK(!msc_vk::CompareFloat32("y", a.data(), e.data(), a.size()).pass());
@@ -211,16 +239,29 @@ TEST_CASE("bench statistics: nearest-rank p50 / p90") {
 TEST_CASE("main options parsing") {
   msc_vk::MainOptions d;
   d.weights = "w";
-  msc_vk::MainOptions o = msc_vk::ParseMainOptions({"m", "--device", "1", "--bench", "20", "--atol", "1e-4", "--golden", "g"}, d);
+  msc_vk::MainOptions o = msc_vk::ParseMainOptions(
+      {"m", "--device", "1", "--bench", "20", "--atol", "1e-4", "--golden", "g"}, d);
   CHECK(o.device == 1);
   CHECK(o.bench == 20);
   CHECK(o.tol.atol == doctest::Approx(1e-4));
   CHECK(o.tol.rtol == doctest::Approx(1e-3));
   CHECK(o.weights == "w");
   CHECK(o.golden == "g");
-  vkt::ExpectError([&] { msc_vk::ParseMainOptions({"m", "--bench", "x"}, d); }, "option --bench expects an integer >= 1, got 'x'");
-  vkt::ExpectError([&] { msc_vk::ParseMainOptions({"m", "--device"}, d); }, "option --device needs a value");
-  vkt::ExpectError([&] { msc_vk::ParseMainOptions({"m", "--frobnicate"}, d); }, "unknown option '--frobnicate'");
+  vkt::ExpectError(
+      [&] {
+        msc_vk::ParseMainOptions({"m", "--bench", "x"}, d);
+      },
+      "option --bench expects an integer >= 1, got 'x'");
+  vkt::ExpectError(
+      [&] {
+        msc_vk::ParseMainOptions({"m", "--device"}, d);
+      },
+      "option --device needs a value");
+  vkt::ExpectError(
+      [&] {
+        msc_vk::ParseMainOptions({"m", "--frobnicate"}, d);
+      },
+      "unknown option '--frobnicate'");
 }
 
 TEST_CASE("RunMain: golden check passes, fails on wrong data, benchmarks") {
@@ -237,19 +278,22 @@ TEST_CASE("RunMain: golden check passes, fails on wrong data, benchmarks") {
   files.WriteGolden(bad_golden, wrong);
   c = files.Main({"--validation", "--golden", bad_golden});
   CHECK(c.status == 1);
-  CHECK(c.out.find("FAIL; 1 of 10 values outside tolerance, worst at index 3") != std::string::npos);
+  CHECK(c.out.find("FAIL; 1 of 10 values outside tolerance, worst at index 3") !=
+        std::string::npos);
   CHECK(files.Main({"--golden", bad_golden, "--atol", "0.02"}).status == 0);
   std::remove(bad_golden.c_str());
 
   // A golden directory as python/msc_export writes it: inputs.safetensors + outputs.safetensors.
   const std::string dir = vkt::TempPath("golden_dir");
   mkdir(dir.c_str(), 0755);
-  msc_vk::WriteSafetensors(dir + "/inputs.safetensors", {{"input", DType::kFloat32, {1, 3, 16, 16}, Bytes(files.input)}});
+  msc_vk::WriteSafetensors(dir + "/inputs.safetensors",
+                           {{"input", DType::kFloat32, {1, 3, 16, 16}, Bytes(files.input)}});
   c = files.Main({"--validation", "--golden", dir});
   CHECK(c.status == 2);
-  CHECK(c.err.find("error: golden outputs file '" + dir + "/outputs.safetensors' not found or not readable") !=
-        std::string::npos);
-  msc_vk::WriteSafetensors(dir + "/outputs.safetensors", {{"probs", DType::kFloat32, {1, 10}, Bytes(files.probs)}});
+  CHECK(c.err.find("error: golden outputs file '" + dir +
+                   "/outputs.safetensors' not found or not readable") != std::string::npos);
+  msc_vk::WriteSafetensors(dir + "/outputs.safetensors",
+                           {{"probs", DType::kFloat32, {1, 10}, Bytes(files.probs)}});
   c = files.Main({"--validation", "--golden", dir});
   CHECK(c.status == 0);
   std::remove((dir + "/inputs.safetensors").c_str());
@@ -268,17 +312,21 @@ TEST_CASE("RunMain: bad inputs are a clear error and exit status 2, never a cras
   const std::string missing = vkt::TempPath("missing.safetensors");
   Captured c = files.Main({"--golden", missing});
   CHECK(c.status == 2);
-  CHECK(c.err.find("error: golden file '" + missing + "' not found or not readable") != std::string::npos);
+  CHECK(c.err.find("error: golden file '" + missing + "' not found or not readable") !=
+        std::string::npos);
 
   c = files.Main({"--weights", missing});
   CHECK(c.status == 2);
-  CHECK(c.err.find("error: weights file '" + missing + "' not found or not readable") != std::string::npos);
+  CHECK(c.err.find("error: weights file '" + missing + "' not found or not readable") !=
+        std::string::npos);
 
   const std::string f16 = vkt::TempPath("f16.safetensors");
-  msc_vk::WriteSafetensors(f16, {{"conv1.weight", DType::kFloat16, {8, 3, 3, 3}, std::vector<uint8_t>(432, 0)}});
+  msc_vk::WriteSafetensors(
+      f16, {{"conv1.weight", DType::kFloat16, {8, 3, 3, 3}, std::vector<uint8_t>(432, 0)}});
   c = files.Main({"--weights", f16});
   CHECK(c.status == 2);
-  CHECK(c.err.find("tensor 'conv1.weight' has dtype F16 (float16), expected F32 (float32)") != std::string::npos);
+  CHECK(c.err.find("tensor 'conv1.weight' has dtype F16 (float16), expected F32 (float32)") !=
+        std::string::npos);
 
   const std::string full = ReadFile(files.weights);
   WriteFile(f16, full.substr(0, full.size() - 8));
@@ -301,7 +349,8 @@ TEST_CASE("RunMain: bad inputs are a clear error and exit status 2, never a cras
   CHECK(c.err.find("Vulkan device index 42 (--device) is out of range") != std::string::npos);
 
   {
-    vkt::ScopedEnv a("VK_ICD_FILENAMES", "/nonexistent/icd.json"), b("VK_DRIVER_FILES", "/nonexistent/icd.json");
+    vkt::ScopedEnv a("VK_ICD_FILENAMES", "/nonexistent/icd.json"),
+        b("VK_DRIVER_FILES", "/nonexistent/icd.json");
     c = files.Main({});
   }
   CHECK(c.status == 2);

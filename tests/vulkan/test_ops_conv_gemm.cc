@@ -34,7 +34,8 @@ void RunConv(msc_vk::Context& ctx, const ConvCase& c, uint32_t seed) {
   const auto wd = vkt::Random(msc_vk::NumElements(c.w), seed + 1);
   const auto bd = c.bias ? vkt::Random(c.w[0], seed + 2) : std::vector<float>{};
   Shape ys;
-  const auto expect = Activate(ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys), c.act);
+  const auto expect =
+      Activate(ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys), c.act);
   msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", c.w, wd), y = ar.Alloc(c.name, ys);
   msc_vk::Program p(ctx);
   ops::Conv2dAttrs a{c.stride, c.pad, c.dil, c.groups, c.act};
@@ -53,14 +54,70 @@ void RunConv(msc_vk::Context& ctx, const ConvCase& c, uint32_t seed) {
 TEST_CASE("nn.conv2d / msc.conv2d_bias match the CPU reference") {
   const ops::Activation none{}, relu = ops::Activation::Relu(), relu6 = ops::Activation::Clip(0, 6);
   const ConvCase cases[] = {
-      {"3x3 pad1 vec4-weights", {1, 8, 10, 10}, {16, 8, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, false, none},
-      {"7x7 stride2 pad3 bias relu", {2, 3, 17, 15}, {20, 3, 7, 7}, {2, 2}, {3, 3, 3, 3}, {1, 1}, 1, true, relu},
-      {"asym pad dil2 groups2", {1, 8, 9, 11}, {12, 4, 3, 3}, {1, 1}, {1, 0, 2, 1}, {2, 2}, 2, true, none},
-      {"depthwise stride2 relu6", {2, 12, 14, 14}, {12, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 12, true, relu6},
-      {"depthwise 5x5 odd pixels", {1, 7, 7, 9}, {7, 1, 5, 5}, {1, 1}, {2, 2, 2, 2}, {1, 1}, 7, false, none},
-      {"depth multiplier 2", {1, 4, 6, 6}, {8, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 4, false, none},
+      {"3x3 pad1 vec4-weights",
+       {1, 8, 10, 10},
+       {16, 8, 3, 3},
+       {1, 1},
+       {1, 1, 1, 1},
+       {1, 1},
+       1,
+       false,
+       none},
+      {"7x7 stride2 pad3 bias relu",
+       {2, 3, 17, 15},
+       {20, 3, 7, 7},
+       {2, 2},
+       {3, 3, 3, 3},
+       {1, 1},
+       1,
+       true,
+       relu},
+      {"asym pad dil2 groups2",
+       {1, 8, 9, 11},
+       {12, 4, 3, 3},
+       {1, 1},
+       {1, 0, 2, 1},
+       {2, 2},
+       2,
+       true,
+       none},
+      {"depthwise stride2 relu6",
+       {2, 12, 14, 14},
+       {12, 1, 3, 3},
+       {2, 2},
+       {1, 1, 1, 1},
+       {1, 1},
+       12,
+       true,
+       relu6},
+      {"depthwise 5x5 odd pixels",
+       {1, 7, 7, 9},
+       {7, 1, 5, 5},
+       {1, 1},
+       {2, 2, 2, 2},
+       {1, 1},
+       7,
+       false,
+       none},
+      {"depth multiplier 2",
+       {1, 4, 6, 6},
+       {8, 1, 3, 3},
+       {1, 1},
+       {1, 1, 1, 1},
+       {1, 1},
+       4,
+       false,
+       none},
       {"1x1", {1, 32, 7, 7}, {64, 32, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, true, none},
-      {"3x3 stride2 non-square", {1, 16, 13, 21}, {24, 16, 3, 3}, {2, 1}, {1, 1, 1, 1}, {1, 1}, 1, true, relu},
+      {"3x3 stride2 non-square",
+       {1, 16, 13, 21},
+       {24, 16, 3, 3},
+       {2, 1},
+       {1, 1, 1, 1},
+       {1, 1},
+       1,
+       true,
+       relu},
       {"64ch 28x28", {1, 64, 28, 28}, {64, 64, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, false, none},
   };
   uint32_t seed = 10;
@@ -71,10 +128,17 @@ TEST_CASE("nn.conv2d rejects shapes that do not fit") {
   vkt::Arena ar(vkt::Ctx());
   msc_vk::Tensor x = ar.Alloc("x", {1, 3, 8, 8}), w = ar.Alloc("w", {4, 3, 3, 3});
   msc_vk::Program p(vkt::Ctx());
-  vkt::ExpectError([&] { ops::Conv2d(p, x, w, ar.Alloc("conv", {1, 4, 8, 8}), {}); },
-                   "nn.conv2d 'conv': output 'conv' float32 [1, 4, 8, 8] does not match the computed shape [1, 4, 6, 6]");
-  vkt::ExpectError([&] { ops::Conv2d(p, x, w, ar.Alloc("g", {1, 4, 6, 6}), {{1, 1}, {0, 0, 0, 0}, {1, 1}, 2}); },
-                   "groups = 2 does not fit");
+  vkt::ExpectError(
+      [&] {
+        ops::Conv2d(p, x, w, ar.Alloc("conv", {1, 4, 8, 8}), {});
+      },
+      "nn.conv2d 'conv': output 'conv' float32 [1, 4, 8, 8] does not match the computed shape [1, "
+      "4, 6, 6]");
+  vkt::ExpectError(
+      [&] {
+        ops::Conv2d(p, x, w, ar.Alloc("g", {1, 4, 6, 6}), {{1, 1}, {0, 0, 0, 0}, {1, 1}, 2});
+      },
+      "groups = 2 does not fit");
 }
 
 TEST_CASE("msc.linear / msc.linear_bias / nn.dense at odd and vec4 sizes (register and tiled)") {
@@ -86,35 +150,40 @@ TEST_CASE("msc.linear / msc.linear_bias / nn.dense at odd and vec4 sizes (regist
     ops::Activation act;
   };
   const Case cases[] = {
-      {"msc.linear", {37, 53}, 29, false, {}},                          // scalar path, edge blocks
+      {"msc.linear", {37, 53}, 29, false, {}},  // scalar path, edge blocks
       {"msc.linear_bias", {2, 8, 64}, 96, true, ops::Activation::Relu()},  // vec4, 3-D input
-      {"nn.dense", {5, 12}, 20, false, {}},                             // vec4 with N % 8 == 4
-      {"msc.linear_bias", {1, 130}, 7, true, {}},                       // M = 1
+      {"nn.dense", {5, 12}, 20, false, {}},                                // vec4 with N % 8 == 4
+      {"msc.linear_bias", {1, 130}, 7, true, {}},                          // M = 1
   };
   uint32_t seed = 100;
   for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
-  for (const Case& c : cases) {
-    auto& ctx = *ctx_ptr;
-    INFO(c.stem << " x " << msc_vk::ShapeToString(c.x) << " N " << c.N << " tiled " << ctx.use_tiled_kernels());
-    vkt::Arena ar(ctx);
-    const int64_t K = c.x.back(), M = msc_vk::NumElements(c.x) / K;
-    const auto xd = vkt::Random(M * K, ++seed), wd = vkt::Random(c.N * K, ++seed);
-    const auto bd = c.bias ? vkt::Random(c.N, ++seed) : std::vector<float>{};
-    auto expect = ref::Gemm(xd, wd, bd, 1, M, c.N, K, true, 0, 0);
-    if (c.act.enabled) {
-      for (float& v : expect) v = std::max(v, 0.0f);
+    for (const Case& c : cases) {
+      auto& ctx = *ctx_ptr;
+      INFO(c.stem << " x " << msc_vk::ShapeToString(c.x) << " N " << c.N << " tiled "
+                  << ctx.use_tiled_kernels());
+      vkt::Arena ar(ctx);
+      const int64_t K = c.x.back(), M = msc_vk::NumElements(c.x) / K;
+      const auto xd = vkt::Random(M * K, ++seed), wd = vkt::Random(c.N * K, ++seed);
+      const auto bd = c.bias ? vkt::Random(c.N, ++seed) : std::vector<float>{};
+      auto expect = ref::Gemm(xd, wd, bd, 1, M, c.N, K, true, 0, 0);
+      if (c.act.enabled) {
+        for (float& v : expect) v = std::max(v, 0.0f);
+      }
+      Shape ys = c.x;
+      ys.back() = c.N;
+      msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", {c.N, K}, wd),
+                     y = ar.Alloc("y", ys);
+      msc_vk::Program p(ctx);
+      if (std::string(c.stem) == "nn.dense")
+        ops::Dense(p, x, w, y, c.act);
+      else if (c.bias)
+        ops::LinearBias(p, x, w, ar.Input("b", {c.N}, bd), y, c.act);
+      else
+        ops::Linear(p, x, w, y, c.act);
+      p.Run();
+      vkt::ExpectClose(ar.Read(y), expect);
+      vkt::ExpectNoValidationMessages(ctx);
     }
-    Shape ys = c.x;
-    ys.back() = c.N;
-    msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", {c.N, K}, wd), y = ar.Alloc("y", ys);
-    msc_vk::Program p(ctx);
-    if (std::string(c.stem) == "nn.dense") ops::Dense(p, x, w, y, c.act);
-    else if (c.bias) ops::LinearBias(p, x, w, ar.Input("b", {c.N}, bd), y, c.act);
-    else ops::Linear(p, x, w, y, c.act);
-    p.Run();
-    vkt::ExpectClose(ar.Read(y), expect);
-    vkt::ExpectNoValidationMessages(ctx);
-  }
 }
 
 TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D operands") {
@@ -126,7 +195,17 @@ TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D
   };
   const Case cases[] = {
       {"scalar path", {33, 18}, {18, 7}, {33, 7}, false, 1, 33, 7, 18, 0, 0},
-      {"vec4 transpose_b batched", {4, 16, 8}, {4, 24, 8}, {4, 16, 24}, true, 4, 16, 24, 8, 128, 192},
+      {"vec4 transpose_b batched",
+       {4, 16, 8},
+       {4, 24, 8},
+       {4, 16, 24},
+       true,
+       4,
+       16,
+       24,
+       8,
+       128,
+       192},
       {"broadcast a batch", {1, 16, 16}, {5, 16, 16}, {5, 16, 16}, false, 5, 16, 16, 16, 0, 256},
       {"1-D a", {20}, {3, 20, 5}, {3, 5}, false, 3, 1, 5, 20, 0, 100},
       {"1-D b", {2, 6, 9}, {9}, {2, 6}, false, 2, 6, 1, 9, 54, 0},
@@ -134,19 +213,21 @@ TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D
   };
   uint32_t seed = 200;
   for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
-  for (const Case& c : cases) {
-    auto& ctx = *ctx_ptr;
-    INFO("case " << c.name << " tiled " << ctx.use_tiled_kernels());
-    vkt::Arena ar(ctx);
-    const auto ad = vkt::Random(msc_vk::NumElements(c.a), ++seed), bd = vkt::Random(msc_vk::NumElements(c.b), ++seed);
-    const auto expect = ref::Gemm(ad, bd, {}, c.batch, c.M, c.N, c.K, c.trans_b, c.a_bstride, c.b_bstride);
-    msc_vk::Tensor a = ar.Input("a", c.a, ad), b = ar.Input("b", c.b, bd), y = ar.Alloc("y", c.y);
-    msc_vk::Program p(ctx);
-    ops::Matmul(p, a, b, y, c.trans_b);
-    p.Run();
-    vkt::ExpectClose(ar.Read(y), expect);
-    vkt::ExpectNoValidationMessages(ctx);
-  }
+    for (const Case& c : cases) {
+      auto& ctx = *ctx_ptr;
+      INFO("case " << c.name << " tiled " << ctx.use_tiled_kernels());
+      vkt::Arena ar(ctx);
+      const auto ad = vkt::Random(msc_vk::NumElements(c.a), ++seed),
+                 bd = vkt::Random(msc_vk::NumElements(c.b), ++seed);
+      const auto expect =
+          ref::Gemm(ad, bd, {}, c.batch, c.M, c.N, c.K, c.trans_b, c.a_bstride, c.b_bstride);
+      msc_vk::Tensor a = ar.Input("a", c.a, ad), b = ar.Input("b", c.b, bd), y = ar.Alloc("y", c.y);
+      msc_vk::Program p(ctx);
+      ops::Matmul(p, a, b, y, c.trans_b);
+      p.Run();
+      vkt::ExpectClose(ar.Read(y), expect);
+      vkt::ExpectNoValidationMessages(ctx);
+    }
 
   auto& ctx = vkt::Ctx();
   SUBCASE("4-D batch broadcast [2,3,17,20] @ [3,20,12]") {
@@ -170,7 +251,8 @@ TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D
   SUBCASE("nn.batch_matmul") {
     vkt::Arena ar(ctx);
     const auto ad = vkt::Random(3 * 10 * 6, 401), bd = vkt::Random(3 * 6 * 14, 402);
-    msc_vk::Tensor a = ar.Input("a", {3, 10, 6}, ad), b = ar.Input("b", {3, 6, 14}, bd), y = ar.Alloc("y", {3, 10, 14});
+    msc_vk::Tensor a = ar.Input("a", {3, 10, 6}, ad), b = ar.Input("b", {3, 6, 14}, bd),
+                   y = ar.Alloc("y", {3, 10, 14});
     msc_vk::Program p(ctx);
     ops::BatchMatmul(p, a, b, y);
     p.Run();
@@ -181,7 +263,10 @@ TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D
   SUBCASE("mismatched inner dims are an error") {
     vkt::Arena ar(ctx);
     msc_vk::Program p(ctx);
-    vkt::ExpectError([&] { ops::Matmul(p, ar.Alloc("a", {4, 5}), ar.Alloc("b", {6, 3}), ar.Alloc("mm", {4, 3})); },
-                     "matmul 'mm': inner dims differ");
+    vkt::ExpectError(
+        [&] {
+          ops::Matmul(p, ar.Alloc("a", {4, 5}), ar.Alloc("b", {6, 3}), ar.Alloc("mm", {4, 3}));
+        },
+        "matmul 'mm': inner dims differ");
   }
 }

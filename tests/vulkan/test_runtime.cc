@@ -16,16 +16,19 @@ using vkt::ScopedEnv;
 TEST_CASE("device selection: list, automatic, --device, MSC_VK_DEVICE") {
   const auto devices = msc_vk::ListDevices();
   REQUIRE(!devices.empty());
-  MESSAGE("device 0: " << devices[0].name << " (" << std::string(msc_vk::DeviceTypeName(devices[0].type)) << ")");
+  MESSAGE("device 0: " << devices[0].name << " ("
+                       << std::string(msc_vk::DeviceTypeName(devices[0].type)) << ")");
   CHECK(vkt::Ctx().Describe().find(vkt::Ctx().info().name) != std::string::npos);
 
   msc_vk::ContextOptions bad;
   bad.device_index = 99;
-  vkt::ExpectError([&] { msc_vk::Context c(bad); }, "Vulkan device index 99 (--device) is out of range; " +
-                                                        std::to_string(devices.size()) + " device(s):\n  0: ");
+  vkt::ExpectError([&] { msc_vk::Context c(bad); },
+                   "Vulkan device index 99 (--device) is out of range; " +
+                       std::to_string(devices.size()) + " device(s):\n  0: ");
   {
     ScopedEnv env("MSC_VK_DEVICE", "abc");
-    vkt::ExpectError([] { msc_vk::Context c; }, "MSC_VK_DEVICE='abc' is not a device index; devices:");
+    vkt::ExpectError([] { msc_vk::Context c; },
+                     "MSC_VK_DEVICE='abc' is not a device index; devices:");
   }
   {
     ScopedEnv env("MSC_VK_DEVICE", "0");
@@ -34,7 +37,8 @@ TEST_CASE("device selection: list, automatic, --device, MSC_VK_DEVICE") {
   }
   {
     ScopedEnv env("MSC_VK_DEVICE", "5");
-    vkt::ExpectError([] { msc_vk::Context c; }, "Vulkan device index 5 (MSC_VK_DEVICE) is out of range");
+    vkt::ExpectError([] { msc_vk::Context c; },
+                     "Vulkan device index 5 (MSC_VK_DEVICE) is out of range");
   }
 }
 
@@ -58,19 +62,21 @@ TEST_CASE("the validation messenger counts synchronization hazards") {
   });
   CHECK(ctx.message_count() >= 1);
   bool hazard = false;
-  for (const std::string& m : ctx.messages()) hazard = hazard || m.find("SYNC-HAZARD") != std::string::npos;
+  for (const std::string& m : ctx.messages())
+    hazard = hazard || m.find("SYNC-HAZARD") != std::string::npos;
   CHECK(hazard);
 }
 
 TEST_CASE("Program: barriers only between dependent dispatches; one command buffer replayed") {
   auto& ctx = vkt::Ctx();
   vkt::Arena ar(ctx, 1 << 20);
-  Tensor x = ar.Alloc("x", {64}), y = ar.Alloc("y", {64}), w = ar.Alloc("w", {64}), z = ar.Alloc("z", {64});
+  Tensor x = ar.Alloc("x", {64}), y = ar.Alloc("y", {64}), w = ar.Alloc("w", {64}),
+         z = ar.Alloc("z", {64});
   msc_vk::Program p(ctx);
-  ops::Relu(p, x, y);      // reads x, writes y
-  ops::Sigmoid(p, x, w);   // independent: no barrier
-  ops::Add(p, y, w, z);    // reads y and w: barrier
-  ops::Relu(p, z, x);      // reads z (RAW) and overwrites x (WAR): barrier
+  ops::Relu(p, x, y);     // reads x, writes y
+  ops::Sigmoid(p, x, w);  // independent: no barrier
+  ops::Add(p, y, w, z);   // reads y and w: barrier
+  ops::Relu(p, z, x);     // reads z (RAW) and overwrites x (WAR): barrier
   p.Finalize();
   CHECK(p.num_dispatches() == 4);
   CHECK(p.num_barriers() == 2);
@@ -79,11 +85,13 @@ TEST_CASE("Program: barriers only between dependent dispatches; one command buff
     ar.buffer().Upload(x.offset, xd.data(), x.bytes());
     p.Run();
     std::vector<float> expect(64);
-    for (int i = 0; i < 64; ++i) expect[i] = std::max(0.0f, std::max(xd[i], 0.0f) + 1.0f / (1.0f + std::exp(-xd[i])));
+    for (int i = 0; i < 64; ++i)
+      expect[i] = std::max(0.0f, std::max(xd[i], 0.0f) + 1.0f / (1.0f + std::exp(-xd[i])));
     vkt::ExpectClose(ar.Read(x), expect, 1e-6, 1e-6);
   }
   vkt::ExpectNoValidationMessages(ctx);
-  vkt::ExpectError([&] { ops::Relu(p, x, y); }, "cannot add kernels after the program was recorded");
+  vkt::ExpectError([&] { ops::Relu(p, x, y); },
+                   "cannot add kernels after the program was recorded");
 }
 
 TEST_CASE("non-UMA path: staging copies recorded into the same command buffer") {
@@ -137,18 +145,43 @@ TEST_CASE("a large 1-D op uses a folded 2-D grid (> 65535 workgroups in x)") {
 TEST_CASE("shaders are found by stem; an op without a shader is a clear error") {
   CHECK(std::string(msc_vk::GetEmbeddedShader("nn.conv2d").stem) == "nn/conv2d");
   CHECK(std::string(msc_vk::GetEmbeddedShader("msc/linear_bias").stem) == "msc/linear_bias");
-  const std::vector<std::string> required = {
-      "nn/conv2d", "msc/conv2d_bias", "nn/batch_norm", "nn/relu", "nn/max_pool2d", "nn/avg_pool2d",
-      "nn/adaptive_avg_pool2d", "msc/linear", "msc/linear_bias", "nn/dense", "matmul", "nn/batch_matmul", "add",
-      "subtract", "multiply", "divide", "sigmoid", "tanh", "nn/gelu", "clip", "nn/softmax", "mean", "reshape",
-      "squeeze", "expand_dims", "permute_dims", "transpose", "concat", "strided_slice"};
+  const std::vector<std::string> required = {"nn/conv2d",
+                                             "msc/conv2d_bias",
+                                             "nn/batch_norm",
+                                             "nn/relu",
+                                             "nn/max_pool2d",
+                                             "nn/avg_pool2d",
+                                             "nn/adaptive_avg_pool2d",
+                                             "msc/linear",
+                                             "msc/linear_bias",
+                                             "nn/dense",
+                                             "matmul",
+                                             "nn/batch_matmul",
+                                             "add",
+                                             "subtract",
+                                             "multiply",
+                                             "divide",
+                                             "sigmoid",
+                                             "tanh",
+                                             "nn/gelu",
+                                             "clip",
+                                             "nn/softmax",
+                                             "mean",
+                                             "reshape",
+                                             "squeeze",
+                                             "expand_dims",
+                                             "permute_dims",
+                                             "transpose",
+                                             "concat",
+                                             "strided_slice"};
   for (const std::string& s : required) {
     INFO(s);
     CHECK(msc_vk::FindEmbeddedShader(s) != nullptr);
   }
   msc_vk::Program p(vkt::Ctx());
   vkt::ExpectError([&] { p.AddKernel("nn.foo", {}, nullptr, 0); },
-                   "no Vulkan shader for op 'nn.foo' (expected runtime/vulkan/shaders/nn/foo.comp); embedded shaders: add, ");
+                   "no Vulkan shader for op 'nn.foo' (expected "
+                   "runtime/vulkan/shaders/nn/foo.comp); embedded shaders: add, ");
 }
 
 TEST_CASE("device limits and bad bindings are errors") {
@@ -159,8 +192,11 @@ TEST_CASE("device limits and bad bindings are errors") {
   struct Big {
     uint32_t v[33];
   } big{};
-  vkt::ExpectError([&] { p.AddKernel("nn/relu", {msc_vk::InTexel(x), msc_vk::Out(y)}, &big, sizeof(big)); },
-                   "132 bytes of push constants (must be a multiple of 4 and <= 128)");
+  vkt::ExpectError(
+      [&] {
+        p.AddKernel("nn/relu", {msc_vk::InTexel(x), msc_vk::Out(y)}, &big, sizeof(big));
+      },
+      "132 bytes of push constants (must be a multiple of 4 and <= 128)");
   vkt::ExpectError([&] { p.AddKernel("nn/relu", {msc_vk::InTexel(x)}, nullptr, 0); },
                    "the shader declares bindings {0, 1} but 1 tensors were bound");
   struct {
@@ -171,8 +207,9 @@ TEST_CASE("device limits and bad bindings are errors") {
   vkt::ExpectError([&] { p.Dispatch(k, 70000); }, "exceeds the device's maxComputeWorkGroupCount");
   vkt::ExpectError([&] { msc_vk::MakeTensor(ar.buffer(), "odd", msc_vk::DType::kFloat32, {4}, 4); },
                    "is not a multiple of the device's minStorageBufferOffsetAlignment");
-  vkt::ExpectError([&] { msc_vk::MakeTensor(ar.buffer(), "huge", msc_vk::DType::kFloat32, {1 << 20}, 0); },
-                   "does not fit in buffer 'test_arena'");
+  vkt::ExpectError(
+      [&] { msc_vk::MakeTensor(ar.buffer(), "huge", msc_vk::DType::kFloat32, {1 << 20}, 0); },
+      "does not fit in buffer 'test_arena'");
 }
 
 TEST_CASE("FastDiv magic numbers divide exactly (host emulation of shaders/common/util.glsl)") {
@@ -181,9 +218,11 @@ TEST_CASE("FastDiv magic numbers divide exactly (host emulation of shaders/commo
     return (hi + n) >> m.s;
   };
   std::mt19937 rng(5);
-  for (uint32_t d : {1u, 2u, 3u, 5u, 7u, 10u, 56u, 64u, 100u, 112u, 1000u, 12544u, 65535u, 65536u, 1000003u, (1u << 25) - 1}) {
+  for (uint32_t d : {1u, 2u, 3u, 5u, 7u, 10u, 56u, 64u, 100u, 112u, 1000u, 12544u, 65535u, 65536u,
+                     1000003u, (1u << 25) - 1}) {
     const msc_vk::ops::detail::MagicDivider m = msc_vk::ops::detail::MakeMagicDivider(d);
-    for (uint32_t n : {0u, 1u, d - 1, d, d + 1, 2 * d - 1, (1u << 25) - 1, (1u << 25), (1u << 31) - 1}) {
+    for (uint32_t n :
+         {0u, 1u, d - 1, d, d + 1, 2 * d - 1, (1u << 25) - 1, (1u << 25), (1u << 31) - 1}) {
       INFO("n=" << n << " d=" << d);
       CHECK(fast_div(n, m) == n / d);
     }

@@ -1,9 +1,9 @@
 #include "test_util.h"
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdlib>
 #include <random>
-#include <unistd.h>
 
 namespace vkt {
 
@@ -35,7 +35,8 @@ msc_vk::Context& StagingCtx() {
 }
 
 size_t RecordedValidationMessages() {
-  return (g_ctx ? g_ctx->message_count() : 0) + (g_staging_ctx ? g_staging_ctx->message_count() : 0);
+  return (g_ctx ? g_ctx->message_count() : 0) +
+         (g_staging_ctx ? g_staging_ctx->message_count() : 0);
 }
 
 void ExpectNoValidationMessages(msc_vk::Context& ctx) {
@@ -62,7 +63,8 @@ msc_vk::Tensor Arena::Alloc(const std::string& name, const msc_vk::Shape& shape)
   return t;
 }
 
-msc_vk::Tensor Arena::Input(const std::string& name, const msc_vk::Shape& shape, const std::vector<float>& data) {
+msc_vk::Tensor Arena::Input(const std::string& name, const msc_vk::Shape& shape,
+                            const std::vector<float>& data) {
   msc_vk::Tensor t = Alloc(name, shape);
   REQUIRE(data.size() == static_cast<size_t>(t.numel()));
   buffer_.Upload(t.offset, data.data(), t.bytes());
@@ -75,11 +77,11 @@ std::vector<float> Arena::Read(const msc_vk::Tensor& t) const {
   return v;
 }
 
-void ExpectClose(const std::vector<float>& actual, const std::vector<float>& expected, double atol, double rtol,
-                 const std::string& what) {
+void ExpectClose(const std::vector<float>& actual, const std::vector<float>& expected, double atol,
+                 double rtol, const std::string& what) {
   REQUIRE(actual.size() == expected.size());
-  msc_vk::CompareResult r =
-      msc_vk::CompareFloat32(what, actual.data(), expected.data(), actual.size(), msc_vk::Tolerance{atol, rtol});
+  msc_vk::CompareResult r = msc_vk::CompareFloat32(what, actual.data(), expected.data(),
+                                                   actual.size(), msc_vk::Tolerance{atol, rtol});
   INFO(r.Summary());
   CHECK(r.pass());
 }
@@ -102,7 +104,8 @@ ScopedEnv::~ScopedEnv() {
 
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("TMPDIR");
-  return std::string(dir && *dir ? dir : "/tmp") + "/msc_vk_test_" + std::to_string(getpid()) + "_" + name;
+  return std::string(dir && *dir ? dir : "/tmp") + "/msc_vk_test_" + std::to_string(getpid()) +
+         "_" + name;
 }
 
 }  // namespace vkt

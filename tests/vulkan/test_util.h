@@ -35,7 +35,8 @@ class Arena {
   explicit Arena(msc_vk::Context& ctx, uint64_t bytes = 64u << 20);
   msc_vk::Tensor Alloc(const std::string& name, const msc_vk::Shape& shape);
   // Allocates and uploads.
-  msc_vk::Tensor Input(const std::string& name, const msc_vk::Shape& shape, const std::vector<float>& data);
+  msc_vk::Tensor Input(const std::string& name, const msc_vk::Shape& shape,
+                       const std::vector<float>& data);
   std::vector<float> Read(const msc_vk::Tensor& t) const;
   msc_vk::Buffer& buffer() { return buffer_; }
 
@@ -45,8 +46,8 @@ class Arena {
 };
 
 // CHECKs that `actual` matches `expected` within atol + rtol * |expected| (printing max errors).
-void ExpectClose(const std::vector<float>& actual, const std::vector<float>& expected, double atol = 1e-4,
-                 double rtol = 1e-4, const std::string& what = "output");
+void ExpectClose(const std::vector<float>& actual, const std::vector<float>& expected,
+                 double atol = 1e-4, double rtol = 1e-4, const std::string& what = "output");
 
 // Runs `fn`, expecting msc_vk::Error whose message contains `needle`.
 template <class F>
