@@ -268,25 +268,30 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
   for (const auto& [r, g] : groups) order.push_back(r);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return groups[a].nbytes > groups[b].nbytes; });
+  struct Placed {
+    long long begin, end, offset, size;
+  };
+  std::vector<Placed> placed;  // flat, so the O(blocks^2) overlap scan stays cheap
   std::map<size_t, long long> offset;
   long long peak = 0, naive = 0;
+  std::vector<std::pair<long long, long long>>
+      busy;  // [offset, end) of blocks live at the same time
   for (size_t r : order) {
     const Item& g = groups[r];
-    naive += align(g.nbytes);
-    std::vector<std::pair<long long, long long>>
-        busy;  // [offset, end) of blocks live at the same time
-    for (const auto& [other, off] : offset) {
-      const Item& o = groups[other];
-      if (o.begin <= g.end && g.begin <= o.end) busy.emplace_back(off, off + align(o.nbytes));
-    }
+    const long long size = align(g.nbytes);
+    naive += size;
+    busy.clear();
+    for (const Placed& o : placed)
+      if (o.begin <= g.end && g.begin <= o.end) busy.emplace_back(o.offset, o.offset + o.size);
     std::sort(busy.begin(), busy.end());
     long long at = 0;
     for (const auto& [b, e] : busy) {
-      if (at + align(g.nbytes) <= b) break;
+      if (at + size <= b) break;
       at = std::max(at, e);
     }
     offset[r] = at;
-    peak = std::max(peak, at + align(g.nbytes));
+    placed.push_back({g.begin, g.end, at, size});
+    peak = std::max(peak, at + size);
   }
   Json list = Json::array();
   for (size_t i = 0; i < items.size(); ++i)
