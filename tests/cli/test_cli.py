@@ -190,3 +190,24 @@ def test_installed_layout_generates(tmp_path):
     ops = subprocess.run([str(binary), "ops"], capture_output=True, text=True, env=env).stdout
     assert "vulkan" in ops.splitlines()[0]
     shutil.rmtree(tmp_path / "prefix")
+
+
+@pytest.mark.parametrize("backend", ["torch", "relax", "vulkan"])
+def test_hostile_names_write_nothing_outside_out(backend, tmp_path):
+    """Names with quotes, newlines, '../', keywords and non-ASCII never become paths: every file
+    lands under --out, and nothing else appears beside it."""
+    export = tmp_path / "export"
+    proc = subprocess.run(["/usr/bin/python3", "-m", "msc_export", "hostile", "--out", str(export)],
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+    assert proc.returncode == 0, proc.stderr
+    work = tmp_path / "work"
+    work.mkdir()
+    out = work / "out"
+    run_cli("generate", "--graph", export / "graph.json", "--weights", export / "weights.safetensors", "--golden",
+            export / "golden", "--backend", backend, "--out", out)
+    assert sorted(os.listdir(work)) == ["out"]
+    for dirpath, dirnames, filenames in os.walk(out):
+        for name in dirnames + filenames:
+            path = os.path.realpath(os.path.join(dirpath, name))
+            assert path.startswith(str(out.resolve()) + os.sep), path
+            assert "\n" not in name and ".." not in name.split(os.sep)
