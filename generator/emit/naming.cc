@@ -204,8 +204,7 @@ std::string CLiteral(const nlohmann::ordered_json& v) {
       double d = v.get<double>();
       if (std::isinf(d)) return d > 0 ? "INFINITY" : "-INFINITY";
       if (std::isnan(d)) return "NAN";
-      std::string r = PyFloatRepr(d);
-      return r;
+      return PyFloatRepr(d);  // shortest round-trip digits are a valid C++ double literal
     }
     case nlohmann::ordered_json::value_t::string:
       return CStringLiteral(v.get<std::string>());
