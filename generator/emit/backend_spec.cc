@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 #include <boost/filesystem.hpp>
 
 #include "generator/common/error.h"
+#include "generator/common/strict_yaml.h"
 
 namespace msc::emit {
 
@@ -35,55 +35,12 @@ std::vector<std::string> ListBackends(const std::string& templates_root) {
 
 namespace {
 
-std::string Where(const std::string& file, const YAML::Node& n) {
-  const YAML::Mark m = n.Mark();
-  if (m.is_null()) return file;
-  return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
-}
-
-std::string Scalar(const std::string& file, const YAML::Node& n, const std::string& what) {
-  if (!n.IsScalar()) throw Error(Where(file, n) + ": " + what + " must be a string");
-  return n.Scalar();
-}
-
-std::vector<std::string> ScalarList(const std::string& file, const YAML::Node& n,
-                                    const std::string& what) {
-  if (!n.IsSequence()) throw Error(Where(file, n) + ": " + what + " must be a list of strings");
-  std::vector<std::string> out;
-  for (const auto& item : n) out.push_back(Scalar(file, item, what + " item"));
-  return out;
-}
-
-/// Iterates a mapping, rejecting duplicate and unknown keys.
-template <typename F>
-void ForEachKey(const std::string& file, const YAML::Node& n, const std::string& what,
-                const std::vector<std::string>& allowed, F&& f) {
-  if (!n.IsMap()) throw Error(Where(file, n) + ": " + what + " must be a mapping");
-  std::set<std::string> seen;
-  for (auto it = n.begin(); it != n.end(); ++it) {
-    std::string key = Scalar(file, it->first, "a key of " + what);
-    if (!seen.insert(key).second)
-      throw Error(Where(file, it->first) + ": duplicate key '" + key + "' in " + what);
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      std::string valid;
-      for (const auto& a : allowed) valid += (valid.empty() ? "" : ", ") + a;
-      throw Error(Where(file, it->first) + ": unknown key '" + key + "' in " + what +
-                  " (valid keys: " + valid + ")");
-    }
-    f(key, it->second);
-  }
-}
-
-/// A relative path that stays inside its root: no absolute paths, no ".." components.
-void CheckRelative(const std::string& file, const YAML::Node& n, const std::string& path,
-                   bool allow_up) {
+/// A relative path that stays inside the output folder: not absolute, no ".." components.
+void CheckRelative(const StrictYaml& r, const YAML::Node& n, const std::string& path) {
   fs::path p(path);
   bool bad = path.empty() || p.is_absolute();
-  if (!allow_up)
-    for (const auto& part : p) bad = bad || part == "..";
-  if (bad)
-    throw Error(Where(file, n) + ": '" + path +
-                "' must be a relative path inside the output folder");
+  for (const auto& part : p) bad = bad || part == "..";
+  if (bad) r.Fail(n, "'" + path + "' must be a relative path inside the output folder");
 }
 
 }  // namespace
@@ -102,82 +59,70 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
   std::ifstream in(file);
   std::stringstream ss;
   ss << in.rdbuf();
-  YAML::Node root;
-  try {
-    root = YAML::Load(ss.str());
-  } catch (const YAML::Exception& e) {
-    throw Error(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
-  }
+  const StrictYaml r(file);
+  const YAML::Node root = r.Load(ss.str());
   BackendSpec spec;
   spec.dir = dir.string();
   spec.name = backend;
-  ForEachKey(
-      file, root, "backend.yaml",
-      {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights", "golden",
-       "reserved_names", "memory_plan", "fuse_epilogues"},
-      [&](const std::string& key, const YAML::Node& v) {
-        if (key == "summary")
-          spec.summary = Scalar(file, v, key);
-        else if (key == "op_template")
-          spec.op_template = Scalar(file, v, key);
-        else if (key == "op_sections")
-          spec.op_sections = ScalarList(file, v, key);
-        else if (key == "no_snippet")
-          spec.no_snippet = ScalarList(file, v, key);
-        else if (key == "reserved_names")
-          spec.reserved_names = ScalarList(file, v, key);
-        else if (key == "weights") {
-          spec.weights_output = Scalar(file, v, key);
-          CheckRelative(file, v, spec.weights_output, false);
-        } else if (key == "golden") {
-          spec.golden_output = Scalar(file, v, key);
-          CheckRelative(file, v, spec.golden_output, false);
-        } else if (key == "memory_plan") {
-          ForEachKey(
-              file, v, "memory_plan", {"alignment", "alias"},
-              [&](const std::string& k, const YAML::Node& a) {
-                if (k == "alias") {
-                  spec.memory_alias = ScalarList(file, a, "memory_plan.alias");
-                  return;
-                }
-                try {
-                  spec.memory_alignment = a.as<long long>();
-                } catch (const YAML::Exception&) {
-                  throw Error(Where(file, a) + ": memory_plan.alignment must be an integer");
-                }
-                if (spec.memory_alignment <= 0 ||
-                    (spec.memory_alignment & (spec.memory_alignment - 1)))
-                  throw Error(Where(file, a) + ": memory_plan.alignment must be a power of two");
-              });
-        } else if (key == "fuse_epilogues") {
-          ForEachKey(file, v, "fuse_epilogues", {"producers", "epilogues"},
-                     [&](const std::string& k, const YAML::Node& list) {
-                       (k == "producers" ? spec.fuse_producers : spec.fuse_epilogues) =
-                           ScalarList(file, list, "fuse_epilogues." + k);
-                     });
-        } else if (key == "files" || key == "copy") {
-          if (!v.IsSequence()) throw Error(Where(file, v) + ": " + key + " must be a list");
-          for (const auto& item : v) {
-            std::string a, b;
-            const bool is_files = key == "files";
-            ForEachKey(file, item, key + " entry",
-                       is_files ? std::vector<std::string>{"template", "output"}
-                                : std::vector<std::string>{"from", "to"},
-                       [&](const std::string& k, const YAML::Node& s) {
-                         (k == "template" || k == "from" ? a : b) = Scalar(file, s, k);
-                         if (k == "output" || k == "to") CheckRelative(file, s, b, false);
-                       });
-            if (a.empty() || b.empty())
-              throw Error(Where(file, item) + ": " + key + " entry needs " +
-                          (is_files ? "'template' and 'output'" : "'from' and 'to'"));
-            if (is_files)
-              spec.files.push_back({a, b});
-            else
-              spec.copy.push_back({a, b});
+  for (const auto& [key, v] :
+       r.Map(root, "backend.yaml",
+             {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights",
+              "golden", "reserved_names", "memory_plan", "fuse_epilogues"})) {
+    if (key == "summary") {
+      spec.summary = r.Str(v, key);
+    } else if (key == "op_template") {
+      spec.op_template = r.Str(v, key);
+    } else if (key == "op_sections") {
+      spec.op_sections = r.StrList(v, key);
+    } else if (key == "no_snippet") {
+      spec.no_snippet = r.StrList(v, key);
+    } else if (key == "reserved_names") {
+      spec.reserved_names = r.StrList(v, key);
+    } else if (key == "weights" || key == "golden") {
+      (key == "weights" ? spec.weights_output : spec.golden_output) = r.Str(v, key);
+      CheckRelative(r, v, r.Str(v, key));
+    } else if (key == "memory_plan") {
+      for (const auto& [k, a] : r.Map(v, "memory_plan", {"alignment", "alias"})) {
+        if (k == "alias") {
+          spec.memory_alias = r.StrList(a, "memory_plan.alias");
+          continue;
+        }
+        try {
+          spec.memory_alignment = a.as<long long>();
+        } catch (const YAML::Exception&) {
+          r.Fail(a, "memory_plan.alignment must be an integer");
+        }
+        if (spec.memory_alignment <= 0 || (spec.memory_alignment & (spec.memory_alignment - 1)))
+          r.Fail(a, "memory_plan.alignment must be a power of two");
+      }
+    } else if (key == "fuse_epilogues") {
+      for (const auto& [k, list] : r.Map(v, "fuse_epilogues", {"producers", "epilogues"}))
+        (k == "producers" ? spec.fuse_producers : spec.fuse_epilogues) =
+            r.StrList(list, "fuse_epilogues." + k);
+    } else if (key == "files" || key == "copy") {
+      if (!v.IsSequence()) r.Fail(v, key + " must be a list");
+      const bool is_files = key == "files";
+      const std::string from_key = is_files ? "template" : "from";
+      const std::string to_key = is_files ? "output" : "to";
+      for (const auto& item : v) {
+        std::string from, to;
+        for (const auto& [k, value] : r.Map(item, key + " entry", {from_key, to_key})) {
+          if (k == from_key) {
+            from = r.Str(value, k);
+          } else {
+            to = r.Str(value, k);
+            CheckRelative(r, value, to);
           }
         }
-      });
+        if (from.empty() || to.empty())
+          r.Fail(item, key + " entry needs '" + from_key + "' and '" + to_key + "'");
+        if (is_files)
+          spec.files.push_back({from, to});
+        else
+          spec.copy.push_back({from, to});
+      }
+    }
+  }
   if (spec.op_template.empty()) throw Error(file + ": missing required key 'op_template'");
   if (spec.op_sections.empty()) throw Error(file + ": missing required key 'op_sections'");
   if (spec.files.empty()) throw Error(file + ": missing required key 'files'");

@@ -12,6 +12,7 @@
 #include <boost/filesystem.hpp>
 
 #include "generator/common/error.h"
+#include "generator/common/strict_yaml.h"
 
 namespace msc::opdef {
 
@@ -76,58 +77,10 @@ std::optional<double> ToFloat(std::string s) {
 
 // ---- strict YAML reading ---------------------------------------------------------------------
 
-class YamlReader {
+/// The shared strict reader plus the opdef-specific typing of YAML values.
+class YamlReader : public StrictYaml {
  public:
-  explicit YamlReader(std::string file) : file_(std::move(file)) {}
-
-  std::string Where(const YAML::Node& n) const {
-    const YAML::Mark m = n.Mark();
-    if (m.is_null()) return file_;
-    return file_ + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
-  }
-
-  [[noreturn]] void Fail(const YAML::Node& n, const std::string& what) const {
-    throw Error(Where(n) + ": " + what);
-  }
-
-  /// Map entries in order; duplicate or unknown keys are errors.
-  std::vector<std::pair<std::string, YAML::Node>> Map(
-      const YAML::Node& n, const std::string& what, const std::vector<std::string>& allowed) const {
-    if (!n.IsMap()) Fail(n, what + " must be a mapping");
-    std::vector<std::pair<std::string, YAML::Node>> out;
-    std::set<std::string> seen;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      if (!it->first.IsScalar()) Fail(it->first, "keys of " + what + " must be strings");
-      std::string key = it->first.Scalar();
-      if (!seen.insert(key).second) Fail(it->first, "duplicate key '" + key + "' in " + what);
-      if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        std::string valid;
-        for (const auto& a : allowed) valid += (valid.empty() ? "" : ", ") + a;
-        Fail(it->first, "unknown key '" + key + "' in " + what + " (valid keys: " + valid + ")");
-      }
-      out.emplace_back(key, it->second);
-    }
-    return out;
-  }
-
-  std::string Str(const YAML::Node& n, const std::string& what) const {
-    if (!n.IsScalar()) Fail(n, what + " must be a string");
-    return n.Scalar();
-  }
-
-  bool Bool(const YAML::Node& n, const std::string& what) const {
-    const std::string s = Str(n, what);
-    if (s == "true") return true;
-    if (s == "false") return false;
-    Fail(n, what + " must be true or false, got '" + s + "'");
-  }
-
-  std::vector<std::string> StrList(const YAML::Node& n, const std::string& what) const {
-    if (!n.IsSequence()) Fail(n, what + " must be a list of strings");
-    std::vector<std::string> out;
-    for (const auto& item : n) out.push_back(Str(item, what + " item"));
-    return out;
-  }
+  using StrictYaml::StrictYaml;
 
   /// YAML scalar/sequence -> JSON value typed for `type`.
   Json Typed(const YAML::Node& n, AttrType type, const std::string& what) const {
@@ -307,15 +260,9 @@ std::pair<std::string, std::string> OpDef::NamespaceAndName() const {
 }
 
 void OpDefRegistry::LoadString(const std::string& yaml_text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw Error(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
-  }
-  if (!root || root.IsNull()) return;
   YamlReader r(file);
+  const YAML::Node root = r.Load(yaml_text);
+  if (!root || root.IsNull()) return;
   for (const auto& [optype, node] : r.Map(root, "the opdef file (optype -> definition)", {})) {
     OpDef def = ParseOpDef(r, optype, node);
     auto existing = defs_.find(optype);

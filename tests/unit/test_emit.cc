@@ -240,3 +240,32 @@ TEST_CASE("multi-output tensor identifiers never collide with node identifiers")
   CHECK(ctx["graph"]["nodes"][1]["outputs"][0]["ident"] == "t_0");
   CHECK(ctx["graph"]["nodes"][2]["ident"] == "t_0_1");
 }
+
+TEST_CASE("backend.yaml is read strictly, with file:line:col") {
+  fs::path root = fs::temp_directory_path() / fs::unique_path("msc-spec-%%%%%%");
+  fs::create_directories(root / "b");
+  const std::string file = (root / "b" / "backend.yaml").string();
+  auto error_for = [&](const std::string& yaml) -> std::string {
+    std::ofstream(file) << yaml;
+    try {
+      msc::emit::LoadBackendSpec(root.string(), "b");
+    } catch (const msc::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string ok =
+      "op_template: ops/{path}.j2\nop_sections: [run]\nfiles: [{template: t.j2, output: t}]\n";
+  CHECK(error_for(ok) == "");
+  CHECK(error_for(ok + "colour: red\n")
+            .rfind(file + ":4:1: unknown key 'colour' in backend.yaml (valid keys: ", 0) == 0);
+  CHECK(error_for(ok + "summary: a\nsummary: b\n") ==
+        file + ":5:1: duplicate key 'summary' in backend.yaml");
+  CHECK(error_for(ok + "weights: ../w.safetensors\n") ==
+        file + ":4:10: '../w.safetensors' must be a relative path inside the output folder");
+  CHECK(error_for(ok + "memory_plan: {alignment: 100}\n") ==
+        file + ":4:26: memory_plan.alignment must be a power of two");
+  CHECK(error_for(ok + "copy: [{from: x}]\n") == file + ":4:8: copy entry needs 'from' and 'to'");
+  CHECK(error_for("op_template: [\n").rfind(file + ":", 0) == 0);
+  fs::remove_all(root);
+}
