@@ -61,9 +61,15 @@ void CheckTensor(Problems& p, const NodeWhere& at, const std::string& sub, const
 void CheckAgainstOpDef(Problems& p, const NodeWhere& at, const MSCJoint& n,
                        const opdef::OpDef& def) {
   int64_t n_inputs = static_cast<int64_t>(n.inputs.size());
-  if (def.variadic ? n_inputs < def.min_inputs : n_inputs != def.min_inputs) {
+  // Non-variadic ops take min_inputs..inputs.size() inputs (the trailing ones are optional,
+  // e.g. msc.attention's mask); variadic ones at least min_inputs.
+  const int64_t max_inputs = static_cast<int64_t>(def.inputs.size());
+  if (def.variadic ? n_inputs < def.min_inputs
+                   : (n_inputs < def.min_inputs || n_inputs > max_inputs)) {
     std::string expected = def.variadic ? "at least " + std::to_string(def.min_inputs)
-                                        : std::to_string(def.min_inputs);
+                           : def.min_inputs == max_inputs
+                               ? std::to_string(max_inputs)
+                               : std::to_string(def.min_inputs) + " to " + std::to_string(max_inputs);
     p.Add(at(), "optype '" + n.optype + "' takes " + expected + " tensor input(s), got " +
                     std::to_string(n_inputs));
   }

@@ -224,6 +224,9 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
   }
   if (d.summary.empty()) r.Fail(n, what + " has no 'summary'");
   if (!d.variadic && d.min_inputs == 0) d.min_inputs = static_cast<int64_t>(d.inputs.size());
+  if (!d.variadic && d.min_inputs > static_cast<int64_t>(d.inputs.size()))
+    r.Fail(n, what + " has min_inputs " + std::to_string(d.min_inputs) + " but only " +
+                  std::to_string(d.inputs.size()) + " inputs");
   return d;
 }
 
