@@ -17,15 +17,13 @@ if(NOT TARGET msc_vk_runtime)
   add_subdirectory(${MSC_VK_RUNTIME_DIR} ${CMAKE_BINARY_DIR}/msc_vk_runtime)
 endif()
 
+# Every tests/vulkan/test_*.cc is a doctest file of this binary (plus the shared helpers).
+file(GLOB MSC_VK_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/vulkan/test_*.cc)
 add_executable(msc_vk_tests
   ${CMAKE_CURRENT_LIST_DIR}/vulkan/main.cc
-  ${CMAKE_CURRENT_LIST_DIR}/vulkan/test_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/vulkan/reference.cc
   ${CMAKE_CURRENT_LIST_DIR}/vulkan/example_model.cc
-  ${CMAKE_CURRENT_LIST_DIR}/vulkan/test_runtime.cc
-  ${CMAKE_CURRENT_LIST_DIR}/vulkan/test_harness.cc
-  ${CMAKE_CURRENT_LIST_DIR}/vulkan/test_ops_conv_gemm.cc
-  ${CMAKE_CURRENT_LIST_DIR}/vulkan/test_ops_misc.cc)
+  ${MSC_VK_TEST_SOURCES})
 target_link_libraries(msc_vk_tests PRIVATE msc_vk_runtime doctest::doctest)
 msc_vk_embed_shaders(msc_vk_tests SHADER_DIR ${MSC_VK_RUNTIME_DIR}/shaders)
 add_test(NAME vulkan COMMAND msc_vk_tests)
