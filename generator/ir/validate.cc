@@ -67,9 +67,9 @@ void CheckAgainstOpDef(Problems& p, const NodeWhere& at, const MSCJoint& n,
   if (def.variadic ? n_inputs < def.min_inputs
                    : (n_inputs < def.min_inputs || n_inputs > max_inputs)) {
     std::string expected = def.variadic ? "at least " + std::to_string(def.min_inputs)
-                           : def.min_inputs == max_inputs
-                               ? std::to_string(max_inputs)
-                               : std::to_string(def.min_inputs) + " to " + std::to_string(max_inputs);
+                           : def.min_inputs == max_inputs ? std::to_string(max_inputs)
+                                                          : std::to_string(def.min_inputs) +
+                                                                " to " + std::to_string(max_inputs);
     p.Add(at(), "optype '" + n.optype + "' takes " + expected + " tensor input(s), got " +
                     std::to_string(n_inputs));
   }

@@ -61,7 +61,7 @@ struct OpDef {
   std::string summary;
   std::vector<std::string> inputs;  ///< tensor input names in order.
   bool variadic = false;            ///< any number (>= min_inputs) of tensor inputs.
-  int64_t min_inputs = 0;           ///< fewest inputs; non-variadic: the rest of `inputs` are optional.
+  int64_t min_inputs = 0;  ///< fewest inputs; non-variadic: the rest of `inputs` are optional.
   std::vector<WeightDef> weights;
   std::vector<AttrDef> attrs;
   bool allow_extra_attrs = false;  ///< accept (and pass through as strings) unknown attrs.

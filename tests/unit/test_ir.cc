@@ -148,6 +148,16 @@ TEST_CASE("Validate reports every problem with its place") {
   CHECK(e.rfind("g.json: invalid MSCGraph (1 problem):\n  nodes[2].optype", 0) == 0);
 }
 
+TEST_CASE("optional trailing inputs: min_inputs..inputs") {
+  // msc.attention takes q, k, v and an optional mask: 3 or 4 inputs.
+  std::string e =
+      ValidateError(ConvRelu("\"optype\": \"nn.relu\"", "\"optype\": \"msc.attention\""));
+  CHECK(e.find("nodes[2] (node \"relu\"): optype 'msc.attention' takes 3 to 4 tensor input(s), "
+               "got 1") != std::string::npos);
+  e = ValidateError(ConvRelu("\"optype\": \"nn.relu\"", "\"optype\": \"add\""));
+  CHECK(e.find("optype 'add' takes 2 tensor input(s), got 1") != std::string::npos);
+}
+
 TEST_CASE("a node consuming its own output is rejected as a cycle") {
   std::string e = ValidateError(
       ConvRelu("\"inputs\": [\n        \"conv2d:0\"", "\"inputs\": [\n        \"relu:0\""));
