@@ -212,9 +212,21 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
     if (nodes[i]["optype"] == "constant") continue;  // a weight, uploaded once
     for (const auto& t : nodes[i]["outputs"]) {
       long long nbytes = t["nbytes"].get<long long>();
-      if (nbytes < 0)
-        throw Error("memory plan: tensor " + t["name"].dump() +
-                    " has a dynamic shape; this backend needs static shapes");
+      if (nbytes < 0) {
+        // Name the MSC prims behind the dynamic dims so the user knows what to fix.
+        std::string dims;
+        const Json& shape = t["shape"];
+        const Json& prims = t["prims"];
+        for (size_t d = 0; d < shape.size(); ++d) {
+          if (shape[d].get<long long>() >= 0) continue;
+          dims += (dims.empty() ? "" : ", ") + std::string("axis ") + std::to_string(d) +
+                  " = prim " + (d < prims.size() ? prims[d].dump() : std::string("(unnamed)"));
+        }
+        throw Error("memory plan: tensor " + t["name"].dump() + " (node " +
+                    nodes[i]["name"].dump() + ") has a dynamic shape (" + dims +
+                    "); this backend needs static shapes: export the graph with fixed sizes "
+                    "for these prims");
+      }
       // Graph inputs are written by the host before the first dispatch and graph outputs read after
       // the last, whatever the position of their nodes: they live from -1 / until n_nodes.
       long long begin = t["is_graph_input"].get<bool>() ? -1 : static_cast<long long>(i);
