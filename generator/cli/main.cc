@@ -19,6 +19,7 @@
 #include "generator/emit/backend_spec.h"
 #include "generator/emit/generate.h"
 #include "generator/ir/inspect.h"
+#include "generator/ir/specialize.h"
 #include "generator/ir/validate.h"
 #include "generator/opdef/opdef.h"
 #include "generator/tmpl/environment.h"
@@ -108,6 +109,10 @@ int main(int argc, char** argv) {
   generate->add_option("--out", gen.out_dir, "output folder (replaced atomically)")->required();
   generate->add_option("--golden", gen.golden_dir,
                        "folder with inputs.safetensors and outputs.safetensors");
+  std::vector<std::string> shape_args;
+  generate->add_option("--shape", shape_args,
+                       "NAME=D0,D1,...: a static shape for graph input NAME (tensor name, alias or "
+                       "node name); specializes the graph's dynamic dims (MSC prims); repeatable");
   generate->add_flag("--force", gen.force,
                      "replace a non-empty --out that msc-codegen did not generate");
 
@@ -134,6 +139,11 @@ int main(int argc, char** argv) {
   }
   try {
     if (*generate) {
+      for (const auto& arg : shape_args) {
+        auto [name, dims] = msc::ir::ParseShapeArg(arg);
+        if (!gen.input_shapes.emplace(name, dims).second)
+          throw msc::Error("--shape " + name + " is given twice");
+      }
       gen.templates_root = templates;
       gen.opdefs_dir = opdefs_dir;
       auto summary = msc::emit::Generate(gen);

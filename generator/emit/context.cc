@@ -224,8 +224,8 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
         }
         throw Error("memory plan: tensor " + t["name"].dump() + " (node " +
                     nodes[i]["name"].dump() + ") has a dynamic shape (" + dims +
-                    "); this backend needs static shapes: export the graph with fixed sizes "
-                    "for these prims");
+                    "); this backend needs static shapes: specialize the graph with "
+                    "--shape INPUT=D0,D1,... (msc-codegen generate --help)");
       }
       // Graph inputs are written by the host before the first dispatch and graph outputs read after
       // the last, whatever the position of their nodes: they live from -1 / until n_nodes.

@@ -8,6 +8,7 @@
 #include "generator/emit/context.h"
 #include "generator/emit/naming.h"
 #include "generator/emit/writer.h"
+#include "generator/ir/specialize.h"
 #include "generator/ir/validate.h"
 #include "generator/tmpl/environment.h"
 #include "generator/weights/weights.h"
@@ -181,8 +182,12 @@ void AddCopies(const BackendSpec& spec, OutputTree& tree) {
 GenerateSummary Generate(const GenerateOptions& o) {
   const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
   const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
-  const ir::MSCGraph graph = ir::LoadGraph(o.graph_path);
+  ir::MSCGraph graph = ir::LoadGraph(o.graph_path);
   ir::Validate(graph, &opdefs);
+  if (!o.input_shapes.empty()) {
+    ir::SpecializeShapes(graph, o.input_shapes);
+    ir::Validate(graph, &opdefs);
+  }
   CheckSnippets(graph, spec);
 
   OutputTree tree;

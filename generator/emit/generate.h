@@ -1,7 +1,10 @@
 // Generate: the whole pipeline behind `msc-codegen generate`.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "generator/emit/backend_spec.h"
 #include "generator/opdef/opdef.h"
@@ -19,6 +22,9 @@ struct GenerateOptions {
   std::string out_dir;
   std::string
       golden_dir;  ///< optional: inputs.safetensors + outputs.safetensors (+ extra *.safetensors).
+  /// Optional `--shape` values: graph input (tensor name, alias or node name) -> dims. When
+  /// given, the graph's dynamic dims are specialized first (ir::SpecializeShapes).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
   bool force = false;
   std::string templates_root;  ///< folder holding <backend>/backend.yaml.
   std::string opdefs_dir;

@@ -7,6 +7,7 @@
 #include "generator/common/error.h"
 #include "generator/ir/graph.h"
 #include "generator/ir/inspect.h"
+#include "generator/ir/specialize.h"
 #include "generator/ir/validate.h"
 #include "generator/opdef/opdef.h"
 
@@ -178,4 +179,58 @@ TEST_CASE("inspect prints MSC's text form") {
                   "  WEIGHTS: \n"
                   "    weight: const(conv2d.weight)<6,3,1,1|float32|OIHW>\n") != std::string::npos);
   CHECK(text.find("ID_2 relu <PARENTS: conv2d| CHILDERN: >\n") != std::string::npos);
+}
+
+TEST_CASE("SpecializeShapes binds input prims and evaluates derived ones") {
+  // inp_0 [bz, 3] -> reshape [MUL_1] with MUL_1 = bz * 3 and FLOORDIV_2 = MUL_1 // 4.
+  const std::string text = R"({"name": "g", "inputs": ["inp_0:0"], "outputs": ["reshape:0"],
+    "nodes": [
+      {"index": 0, "name": "inp_0", "optype": "input", "outputs": [
+        {"name": "inp_0:0", "alias": "x", "dtype": "float32", "shape": [-1, 3],
+         "prims": ["bz", "3"]}]},
+      {"index": 1, "name": "reshape", "optype": "reshape", "parents": ["inp_0"],
+       "inputs": ["inp_0:0"], "attrs": {"shape": "-1,"}, "outputs": [
+        {"name": "reshape:0", "dtype": "float32", "shape": [-1], "prims": ["MUL_1"]}]}],
+    "prims": [
+      {"index": 0, "name": "bz", "optype": "shape",
+       "attrs": {"producer": "inp_0", "out_idx": "0", "dim": "0"}},
+      {"index": 1, "name": "Int_3", "optype": "Int", "attrs": {"value": "3"}},
+      {"index": 2, "name": "MUL_1", "optype": "Mul", "parents": ["bz", "Int_3"]},
+      {"index": 3, "name": "FLOORDIV_2", "optype": "FloorDiv", "parents": ["MUL_1", "4"]}]})";
+  auto g = msc::ir::ParseGraph(text, "g.json");
+  msc::ir::SpecializeShapes(g, {{"x", {5, 3}}});
+  CHECK(g.nodes[0].outputs[0].shape == std::vector<int64_t>{5, 3});
+  CHECK(g.nodes[1].outputs[0].shape == std::vector<int64_t>{15});
+  CHECK(g.nodes[1].outputs[0].prims.empty());
+  CHECK(g.prims.empty());
+
+  auto fresh = [&] { return msc::ir::ParseGraph(text, "g.json"); };
+  auto error = [&](const std::map<std::string, std::vector<int64_t>>& shapes) -> std::string {
+    auto graph = fresh();
+    try {
+      msc::ir::SpecializeShapes(graph, shapes);
+    } catch (const msc::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(error({{"inp_0:0", {5, 4}}}) ==
+        "g.json: --shape \"inp_0:0\" [5, 4]: axis 1 of input \"inp_0:0\" is static 3");
+  CHECK(error({{"inp_0", {5}}}) ==
+        "g.json: --shape \"inp_0\" [5] has rank 1, input \"inp_0:0\" has rank 2");
+  CHECK(error({{"y", {5, 3}}}).find("--shape \"y\" names no graph input") != std::string::npos);
+  std::string e = error({});
+  CHECK(e.find("2 dynamic dim(s) have no value (give --shape for input(s) \"inp_0:0\")") !=
+        std::string::npos);
+  CHECK(e.find("\"reshape:0\" (node \"reshape\") axis 0 = prim \"MUL_1\"") != std::string::npos);
+
+  CHECK(msc::ir::ParseShapeArg("inp_0=1,3,224,224") ==
+        std::make_pair(std::string("inp_0"), std::vector<int64_t>{1, 3, 224, 224}));
+  CHECK(msc::ir::ParseShapeArg("a=b=2").first == "a=b");
+  CHECK(msc::ir::ParseShapeArg("s=").second.empty());  // 0-d input
+  CHECK_THROWS_WITH(msc::ir::ParseShapeArg("inp_0=1,x"),
+                    "--shape \"inp_0=1,x\": expected NAME=D0,D1,... (e.g. inp_0=1,3,224,224), got "
+                    "dim \"x\"");
+  CHECK_THROWS_WITH(msc::ir::ParseShapeArg("1,2"),
+                    "--shape \"1,2\": expected NAME=D0,D1,... (e.g. inp_0=1,3,224,224)");
 }
