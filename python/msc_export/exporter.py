@@ -40,7 +40,7 @@ from .graph_builder import build_graph
 from .mscgraph import MSCGraph, validate
 from .safetensors_np import save_file
 
-__all__ = ["ExportResult", "translate_torch", "golden_data", "export_torch", "write_export"]
+__all__ = ["ExportResult", "translate_torch", "golden_data", "check_golden_outputs", "export_torch", "write_export"]
 
 
 class ExportResult:
@@ -131,6 +131,24 @@ def _flatten_outputs(out: Any) -> List[torch.Tensor]:
     raise ExportError(f"model output {type(out).__name__} is not a tensor or a tuple of tensors")
 
 
+@contextlib.contextmanager
+def _dense_transformer_encoders(model: nn.Module):
+    """Run ``nn.TransformerEncoder`` modules without their nested-tensor fast path.
+
+    With a key padding mask in eval mode torch 1.13 converts to a nested tensor: padded positions
+    come back as 0 and the sequence is trimmed to the longest unpadded one (a data-dependent
+    shape).  The exported graph computes the dense result, equal at every unpadded position."""
+    encoders = [m for m in model.modules() if isinstance(m, nn.TransformerEncoder)]
+    saved = [m.enable_nested_tensor for m in encoders]
+    for m in encoders:
+        m.enable_nested_tensor = False
+    try:
+        yield
+    finally:
+        for m, v in zip(encoders, saved):
+            m.enable_nested_tensor = v
+
+
 def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequence[int]],
                 input_dtypes: Optional[Sequence[str]] = None, seed: int = 0,
                 inputs: Optional[Sequence[np.ndarray]] = None
@@ -151,7 +169,7 @@ def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequen
     else:
         tensors = [torch.from_numpy(np.ascontiguousarray(x)) for x in inputs]
     model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), _dense_transformer_encoders(model):
         outs = _flatten_outputs(model(*tensors))
     if len(outs) != len(graph.outputs):
         raise ExportError(f"the model returned {len(outs)} tensors, the graph has {len(graph.outputs)} outputs")
@@ -163,12 +181,38 @@ def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequen
         if list(arr.shape) != t.shape or str(arr.dtype) != t.dtype:
             raise ExportError(f"output {name}: the model gives {list(arr.shape)} {arr.dtype}, "
                               f"the graph says {t.shape} {t.dtype}")
+    check_golden_outputs(golden_out)
     return golden_in, golden_out
+
+
+#: a float golden output must have max |x| above this, else comparing against it proves nothing
+MIN_GOLDEN_MAX_ABS = 1e-3
+
+
+def check_golden_outputs(outputs: Mapping[str, np.ndarray]) -> None:
+    """Reject degenerate golden data: every non-empty float output needs max |x| > 1e-3.
+
+    E.g. torchvision's mobilenet_v2/efficientnet with default init and fresh BatchNorm statistics
+    give eval outputs around 1e-9, and vit_b_16's zero-initialized head gives exactly 0: any
+    implementation within an absolute tolerance would "match".  Raises :class:`ExportError`
+    naming every such output."""
+    bad = []
+    for name, arr in outputs.items():
+        if arr.dtype.kind == "f" and arr.size:
+            peak = float(np.max(np.abs(arr.astype(np.float64))))
+            if not peak > MIN_GOLDEN_MAX_ABS:  # also catches NaN
+                bad.append(f"{name} (max |x| = {peak:.3g})")
+    if bad:
+        raise ExportError(f"degenerate golden output(s): {', '.join(bad)} <= {MIN_GOLDEN_MAX_ABS:g}; a golden check "
+                          "against them is meaningless (calibrate BatchNorm running statistics, re-initialize "
+                          "zero-initialized layers or use trained weights)")
 
 
 def write_export(result: ExportResult, out_dir: str, extra_golden: Optional[Mapping[str, Mapping[str, np.ndarray]]] = None
                  ) -> Dict[str, str]:
     """Write ``graph.json``, ``weights.safetensors`` and ``golden/*.safetensors`` into ``out_dir``."""
+    if result.outputs:
+        check_golden_outputs(result.outputs)
     os.makedirs(out_dir, exist_ok=True)
     paths = {"graph": os.path.join(out_dir, "graph.json"), "weights": os.path.join(out_dir, "weights.safetensors")}
     result.graph.save(paths["graph"])

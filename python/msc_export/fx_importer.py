@@ -17,7 +17,33 @@ Sources mirrored (apache/tvm, ``python/tvm/relax/frontend/torch/fx_translator.py
 * binary ops promote a Python scalar operand to a 0-d constant of the tensor's dtype;
 * ``x[...]`` on a tensor: ``strided_slice`` then ``reshape``; on a tuple value: ``TupleGetItem``;
 * ``ReLU6``/``F.relu6``: ``clip(x, 0, 6)`` (int bounds); ``Hardtanh``/``clamp``: ``clip`` with the
-  given bounds (``-inf``/``inf`` when absent); ``Dropout``/``Identity``/``contiguous``: no op.
+  given bounds (``-inf``/``inf`` when absent); ``Dropout``/``Identity``/``contiguous``: no op;
+* ``nn.Embedding``/``F.embedding``: ``astype(x, "int32")``, then ``take(W, x, axis=0)`` (1-d
+  indices) or ``reshape [-1]`` + ``take`` + ``reshape`` (MSC fuses both into ``msc.embedding``);
+* ``F.gelu(approximate="tanh")`` / ``nn.GELU("tanh")``: ``nn.gelu_tanh``; ``torch.triu/tril``:
+  ``triu/tril(x, PrimValue(k))``; ``x[int_tensor]``: ``take(x, idx, axis=0)``; ``expand`` /
+  ``expand_as``: ``broadcast_to``; ``.float()/.to(dtype)/...``: ``astype``; ``torch.stack``:
+  ``concat`` + ``reshape``; ``torch.where``: ``where``; ``F.scaled_dot_product_attention``
+  (torch >= 2.0): q/k/v ``permute_dims [0, 2, 1, 3]``, ``nn.attention(_bias)``, ``permute_dims``
+  back (MSC fuses: ``msc.attention``); ``torch._assert``: checked at export time when its
+  condition is a Python value, else dropped; ``Tensor.dim``/``math.sqrt`` on trace-time values.
+
+Beyond v0.20 (no converter there; each decomposed as torch computes it, see the methods):
+
+* ``nn.MultiheadAttention`` (:meth:`FXImporter._mha`), ``nn.TransformerEncoderLayer`` and
+  ``nn.TransformerEncoder`` (leaf modules in FX): projections (``msc.linear_bias``; the packed
+  self-attention projection + ``split``), heads via ``reshape``/``permute_dims``, the attention
+  core lowered as v0.20 lowers ``scaled_dot_product_attention`` (-> ``msc.attention``), bool
+  masks as additive ``where(mask, -inf, 0)`` masks; the attention-weights output is rejected;
+* torchvision Swin's ``torch.fx.wrap``-ed functions ``shifted_window_attention``,
+  ``_get_relative_position_bias``, ``_patch_merging_pad`` (their bodies: 6-d window
+  ``reshape``/``permute_dims``, ``roll`` as ``strided_slice`` + ``concat``, a constant shift mask);
+* ``torch.roll`` (``strided_slice`` + ``concat``; relax v0.20 has no roll), ``F.pad`` (constant
+  mode: ``nn.pad``), ``~`` on bool (``logical_not``), comparisons (``equal``, ``less``, ...),
+  ``masked_fill`` (``where(mask, value, x)`` with a 0-d ``value``; v0.20 built ``full_like`` +
+  ``where``, and ``full_like`` is no MSC optype here), ``sum``, ``exp``, ``sqrt``, ``rsqrt``,
+  ``pow``, ``neg``; ``ones_like``/``zeros_like``/``full_like``: constants (what v0.20's ``full``
+  folds to).
 
 Deliberate differences from v0.20 (each one a wrong result in TVM):
 
@@ -25,20 +51,29 @@ Deliberate differences from v0.20 (each one a wrong result in TVM):
 * ``nn.AvgPool2d`` passes its ``count_include_pad`` (TVM always used relax's default ``False``);
 * ``nn.Hardtanh`` uses the module's ``min_val``/``max_val`` (TVM read them from the call's kwargs,
   i.e. always -1/1);
-* ``squeeze(dim)`` of a dimension that is not 1 is the identity, as in torch (relax rejects it).
+* ``squeeze(dim)`` of a dimension that is not 1 is the identity, as in torch (relax rejects it);
+* ``x[int_tensor]`` is ``take`` alone (v0.20 added a whole-axes ``strided_slice`` and ``reshape``).
 
 Supported FX targets (see the three maps in :class:`FXImporter`):
 
 * modules: Conv1d, Conv2d, BatchNorm2d, LayerNorm, ReLU, ReLU6, Hardtanh, GELU, SiLU, Sigmoid,
-  Tanh, Softmax, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Linear, Flatten, Dropout(2d), Identity;
+  Tanh, Softmax, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Linear, Flatten, Dropout(2d), Identity,
+  Embedding, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder;
 * functions: ``+ - * /`` (``operator``, in-place forms, ``torch.add/sub/mul/div``; Python
   scalars become 0-d constants), ``getitem``, ``getattr`` (``.shape``), ``flatten``, ``reshape``,
   ``permute``, ``transpose``, ``cat``/``concat``, ``softmax``, ``relu``, ``sigmoid``, ``tanh``,
   ``gelu``, ``silu``, ``relu6``, ``hardtanh``, ``clamp``/``clip``, ``mean``, ``squeeze``,
   ``unsqueeze``, ``matmul``/``mm``/``bmm``/``@``, ``F.linear``, ``F.conv2d``, ``F.layer_norm``,
   ``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d``, ``F.dropout``, ``split``,
-  ``chunk``, ``torchvision.ops.stochastic_depth`` (eval mode: identity);
-* Tensor methods: the same names plus ``size``, ``view``, ``contiguous``.
+  ``chunk``, ``torchvision.ops.stochastic_depth`` (eval mode: identity), ``F.embedding``,
+  ``F.pad``, ``torch.roll``, ``torch.stack``, ``torch.where``, ``torch.masked_fill``,
+  ``torch.triu/tril``, ``torch.sum``, ``exp``/``sqrt``/``rsqrt``/``pow``/``neg``/``logical_not``/``~``,
+  ``== != < <= > >=`` (``operator`` and ``torch.eq`` ...), ``ones_like``/``zeros_like``/
+  ``full_like``, ``torch._assert``, ``math.sqrt/ceil/floor/log`` and ``%`` of trace-time values,
+  the three torchvision Swin functions above;
+* Tensor methods: the same names plus ``size``, ``view``, ``contiguous``, ``dim``, ``expand``,
+  ``expand_as``, ``float``/``half``/``int``/``long``/``bool``/``to``/``type``, ``eq``/``ne``/``lt``/
+  ``le``/``gt``/``ge``, ``masked_fill(_)``, ``triu``/``tril``, ``sum``, ``roll``.
 
 Python values computed at trace time (``x.size(0)``, ``x.shape[1] // 2``) stay Python values.
 Unsupported FX targets are collected over the whole graph first and reported together in one
@@ -76,6 +111,10 @@ _TORCH_DTYPES = {
     torch.float32: "float32", torch.float16: "float16", torch.float64: "float64",
     torch.int64: "int64", torch.int32: "int32", torch.bool: "bool",
 }
+
+
+_TENSOR_TYPE_NAMES = {"torch.FloatTensor": "float32", "torch.HalfTensor": "float16", "torch.DoubleTensor": "float64",
+                      "torch.LongTensor": "int64", "torch.IntTensor": "int32", "torch.BoolTensor": "bool"}
 
 
 def torch_dtype_name(dtype: torch.dtype) -> str:
@@ -138,6 +177,10 @@ class FXImporter:
             nn.Dropout: self._identity,
             nn.Dropout2d: self._identity,
             nn.Identity: self._identity,
+            nn.Embedding: self._embedding_module,
+            nn.MultiheadAttention: self._mha_module,
+            nn.TransformerEncoderLayer: self._encoder_layer_module,
+            nn.TransformerEncoder: self._encoder_module,
         }
         add, sub = self._binary("relax.add", operator.add), self._binary("relax.subtract", operator.sub)
         mul, div = self._binary("relax.multiply", operator.mul), self._binary("relax.divide", operator.truediv)
@@ -174,7 +217,45 @@ class FXImporter:
             F.adaptive_avg_pool2d: self._adaptive_avg_pool2d,
             F.dropout: self._identity,
             torch.split: self._split, torch.chunk: self._chunk,
+            torch._assert: self._assert,
+            operator.mod: self._python_only(operator.mod),
+            math.sqrt: self._python_call(math.sqrt), math.ceil: self._python_call(math.ceil),
+            math.floor: self._python_call(math.floor), math.log: self._python_call(math.log),
+            operator.eq: self._compare("relax.equal", operator.eq), torch.eq: self._compare("relax.equal", operator.eq),
+            operator.ne: self._compare("relax.not_equal", operator.ne),
+            torch.ne: self._compare("relax.not_equal", operator.ne),
+            operator.lt: self._compare("relax.less", operator.lt), torch.lt: self._compare("relax.less", operator.lt),
+            operator.le: self._compare("relax.less_equal", operator.le),
+            torch.le: self._compare("relax.less_equal", operator.le),
+            operator.gt: self._compare("relax.greater", operator.gt),
+            torch.gt: self._compare("relax.greater", operator.gt),
+            operator.ge: self._compare("relax.greater_equal", operator.ge),
+            torch.ge: self._compare("relax.greater_equal", operator.ge),
+            operator.invert: self._invert, torch.logical_not: self._unary("relax.logical_not"),
+            operator.neg: self._unary("relax.negative"), torch.neg: self._unary("relax.negative"),
+            operator.pow: self._binary("relax.power", operator.pow),
+            torch.pow: self._binary("relax.power", operator.pow),
+            torch.exp: self._unary("relax.exp"), torch.sqrt: self._unary("relax.sqrt"),
+            torch.rsqrt: self._unary("relax.rsqrt"),
+            torch.where: self._where, torch.masked_fill: self._masked_fill,
+            torch.triu: self._trilu("relax.triu"), torch.tril: self._trilu("relax.tril"),
+            torch.sum: self._sum,
+            torch.ones_like: self._full_like(1), torch.zeros_like: self._full_like(0),
+            torch.full_like: self._full_like(),
+            torch.roll: self._roll,
+            torch.stack: self._stack,
+            F.embedding: self._embedding,
+            F.pad: self._pad,
         }
+        if hasattr(F, "scaled_dot_product_attention"):  # torch >= 2.0
+            self.function_map[F.scaled_dot_product_attention] = self._sdpa
+        try:  # torchvision's Swin Transformer: functions marked torch.fx.wrap (FX leaves)
+            from torchvision.models import swin_transformer as swin
+            self.function_map[swin.shifted_window_attention] = self._shifted_window_attention
+            self.function_map[swin._get_relative_position_bias] = self._relative_position_bias
+            self.function_map[swin._patch_merging_pad] = self._patch_merging_pad
+        except (ImportError, AttributeError):  # pragma: no cover - torchvision is optional
+            pass
         try:  # torchvision's stochastic depth (EfficientNet, ConvNeXt ...): the identity in eval mode
             from torchvision.ops import stochastic_depth
             self.function_map[stochastic_depth] = self._stochastic_depth
@@ -195,6 +276,20 @@ class FXImporter:
             "matmul": self._matmul,
             "contiguous": self._identity,
             "split": self._split, "chunk": self._chunk,
+            "dim": self._dim,
+            "expand": self._expand, "expand_as": self._expand_as,
+            "float": self._astype_to("float32"), "half": self._astype_to("float16"),
+            "int": self._astype_to("int32"), "long": self._astype_to("int64"), "bool": self._astype_to("bool"),
+            "to": self._to, "type": self._to,
+            "eq": self.function_map[torch.eq], "ne": self.function_map[torch.ne], "lt": self.function_map[torch.lt],
+            "le": self.function_map[torch.le], "gt": self.function_map[torch.gt], "ge": self.function_map[torch.ge],
+            "logical_not": self._unary("relax.logical_not"), "neg": self._unary("relax.negative"),
+            "pow": self.function_map[torch.pow], "exp": self._unary("relax.exp"), "sqrt": self._unary("relax.sqrt"),
+            "rsqrt": self._unary("relax.rsqrt"),
+            "masked_fill": self._masked_fill, "masked_fill_": self._masked_fill,
+            "triu": self._trilu("relax.triu"), "tril": self._trilu("relax.tril"),
+            "sum": self._sum,
+            "roll": self._roll,
         }
 
     # ------------------------------------------------------------------ entry points
@@ -354,6 +449,15 @@ class FXImporter:
             return py_op(lhs, rhs)
         return convert
 
+    def _python_call(self, fn: Callable[..., Any]) -> Callable[[fx.Node], Any]:
+        """A Python function of trace-time values (``math.sqrt(head_dim)``); tensors are an error."""
+        def convert(node: fx.Node) -> Any:
+            args = [self._retrieve(a) for a in node.args]
+            if any(isinstance(a, R.Expr) for a in args):
+                raise ExportError(f"{fn.__module__}.{fn.__name__} of a tensor is not supported")
+            return fn(*args)
+        return convert
+
     def _clip(self, x: R.Expr, lo: Any, hi: Any) -> Any:
         for v in (lo, hi):
             if not isinstance(v, (int, float)):
@@ -377,8 +481,11 @@ class FXImporter:
         return self._clip(self._x(node), float(mod.min_val), float(mod.max_val))
 
     def _gelu_approx(self, approximate: str, node: fx.Node) -> Any:
+        """v0.20 ``_gelu``: ``nn.gelu`` (erf) or, for ``approximate="tanh"``, ``nn.gelu_tanh``."""
+        if approximate == "tanh":
+            return self.emit("relax.nn.gelu_tanh", [self._x(node)])
         if approximate != "none":
-            raise ExportError(f"gelu approximate={approximate!r} is not supported (MSC has no gelu_tanh)")
+            raise ExportError(f"gelu approximate={approximate!r} is not supported")
         return self.emit("relax.nn.gelu", [self._x(node)])
 
     def _gelu(self, node: fx.Node) -> Any:
@@ -637,8 +744,8 @@ class FXImporter:
 
     def _split(self, node: fx.Node) -> Any:
         x = self._x(node)
-        size = _arg(node, 1, "split_size_or_sections", _arg(node, 1, "split_size"))
-        dim = int(_arg(node, 2, "dim", 0))
+        size = self._retrieve(_arg(node, 1, "split_size_or_sections", _arg(node, 1, "split_size")))
+        dim = int(self._retrieve(_arg(node, 2, "dim", 0)))
         if isinstance(size, (list, tuple)):
             bounds, acc = [], 0
             for s in size[:-1]:
@@ -652,7 +759,7 @@ class FXImporter:
 
     def _chunk(self, node: fx.Node) -> Any:
         x = self._x(node)
-        chunks, dim = int(_arg(node, 1, "chunks")), int(_arg(node, 2, "dim", 0))
+        chunks, dim = int(self._retrieve(_arg(node, 1, "chunks"))), int(self._retrieve(_arg(node, 2, "dim", 0)))
         n = self._shape(x)[dim]
         if n % min(chunks, n):
             raise ExportError(f"chunk({chunks}) of a dimension of size {n} gives unequal chunks")
@@ -670,6 +777,10 @@ class FXImporter:
                 return tuple(obj.sinfo.shape)
             if name == "ndim":
                 return obj.sinfo.ndim
+            if name == "dtype":
+                return getattr(torch, obj.sinfo.dtype)
+            if name == "device":
+                return torch.device("cpu")
             raise ExportError(f"tensor attribute {name!r} is not supported")
         return getattr(obj, name)
 
@@ -682,6 +793,13 @@ class FXImporter:
             return self.bb.emit(R.TupleGetItem(x, int(index)))
         if not (isinstance(x, R.Expr) and isinstance(x.sinfo, R.TensorSI)):
             raise ExportError(f"indexing a {type(x).__name__} is not supported")
+        if isinstance(index, fx.Node) and isinstance(self.env[index], R.Expr):
+            # x[indices] with an integer tensor: v0.20's take(x, indices, axis=0) (its strided_slice
+            # over whole axes and the reshape that follow are no-ops, left out)
+            indices = self.env[index]
+            if indices.sinfo.dtype not in ("int32", "int64"):
+                raise ExportError(f"indexing with a {indices.sinfo.dtype} tensor is not supported (only integer)")
+            return self.emit("relax.take", [x, indices], axis=0)
         if not isinstance(index, tuple):
             index = (index,)
 
@@ -694,6 +812,10 @@ class FXImporter:
 
         index = tuple(slice(scalar(i.start), scalar(i.stop), scalar(i.step)) if isinstance(i, slice) else scalar(i)
                       for i in index)
+        return self._index_tensor(x, index)
+
+    def _index_tensor(self, x: R.Expr, index: PyTuple[Any, ...]) -> Any:
+        """``x[index]`` with ints, slices, ``None`` and ``...``: ``strided_slice`` then ``reshape``."""
         shape = self._shape(x)
         n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
         axes, begin, end, strides = [], [], [], []
@@ -735,6 +857,533 @@ class FXImporter:
         sshape = sliced.sinfo.shape
         final = [sshape[d[1]] if isinstance(d, tuple) else d for d in out_shape]
         return self.emit("relax.reshape", [sliced, R.ShapeExpr(final)])
+
+    # ------------------------------------------------------------------ comparisons, casts, creation
+
+    def _assert(self, node: fx.Node) -> Any:
+        """``torch._assert(cond, msg)``: checked now when ``cond`` is a Python value, else dropped."""
+        cond = self._retrieve(_arg(node, 0, "condition"))
+        if not isinstance(cond, R.Expr) and not cond:
+            raise ExportError(f"torch._assert failed at export time: {self._retrieve(_arg(node, 1, 'message'))}")
+        return None
+
+    def _compare(self, op: str, py_op: Callable[[Any, Any], Any]) -> Callable[[fx.Node], Any]:
+        """``==, !=, <, <=, >, >=``: Python values compare now; tensors -> ``relax.<op>`` (bool)."""
+        return self._binary(op, py_op)
+
+    def _invert(self, node: fx.Node) -> Any:
+        """``~x``: ``logical_not`` of a bool tensor (``~`` of an int tensor is not supported)."""
+        x = self._retrieve(node.args[0])
+        if not isinstance(x, R.Expr):
+            return ~x
+        if x.sinfo.dtype != "bool":
+            raise ExportError(f"~ of a {x.sinfo.dtype} tensor is not supported (only bool)")
+        return self.emit("relax.logical_not", [x])
+
+    def _dim(self, node: fx.Node) -> Any:
+        return self._x(node).sinfo.ndim
+
+    def _astype(self, x: R.Expr, dtype: Any) -> Any:
+        """``relax.astype``; emitted even when the dtype does not change (as v0.20's ``_to``)."""
+        name = torch_dtype_name(dtype) if isinstance(dtype, torch.dtype) else str(dtype)
+        return self.emit("relax.astype", [x], dtype=name)
+
+    def _astype_to(self, dtype: str) -> Callable[[fx.Node], Any]:
+        def convert(node: fx.Node) -> Any:
+            return self._astype(self._x(node), dtype)
+        return convert
+
+    def _to(self, node: fx.Node) -> Any:
+        """``x.to(dtype)``, ``x.to(other)``, ``x.to(device)``, ``x.type(dtype)``: a cast or nothing."""
+        x = self._x(node)
+        dtype = node.kwargs.get("dtype")
+        for a in node.args[1:]:
+            a = self._retrieve(a)
+            if isinstance(a, torch.dtype):
+                dtype = a
+            elif isinstance(a, R.Expr) and isinstance(a.sinfo, R.TensorSI):
+                dtype = a.sinfo.dtype
+            elif isinstance(a, str) and a in _TENSOR_TYPE_NAMES:  # x.type("torch.FloatTensor")
+                dtype = _TENSOR_TYPE_NAMES[a]
+            elif not (isinstance(a, (torch.device, bool))
+                      or (isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda"))):
+                raise ExportError(f"{node.target}({a!r}) is not supported")
+        return x if dtype is None else self._astype(x, dtype)
+
+    def _scalar_like(self, value: Any, x: R.Expr) -> R.Constant:
+        return R.const(value, x.sinfo.dtype)
+
+    def _where(self, node: fx.Node) -> Any:
+        cond = self._x(node, 0, "condition")
+        a, b = self._retrieve(_arg(node, 1, "input")), self._retrieve(_arg(node, 2, "other"))
+        if not isinstance(a, R.Expr) and not isinstance(b, R.Expr):
+            raise ExportError("torch.where with two Python scalars is not supported")
+        a = a if isinstance(a, R.Expr) else self._scalar_like(a, b)
+        b = b if isinstance(b, R.Expr) else self._scalar_like(b, a)
+        return self.emit("relax.where", [cond, a, b])
+
+    def _masked_fill(self, node: fx.Node) -> Any:
+        """``x.masked_fill(mask, v)`` -> ``where(mask, v, x)`` with ``v`` a 0-d constant.
+
+        v0.20 emitted ``where(mask, full_like(x, v), x)``; ``full_like`` is not an MSC optype
+        here and ``where`` broadcasts the 0-d value to the same result."""
+        x, mask = self._x(node), self._x(node, 1, "mask")
+        value = self._retrieve(_arg(node, 2, "value"))
+        if isinstance(value, R.Expr):
+            if value.sinfo.ndim != 0:
+                raise ExportError("masked_fill with a non-0-d tensor value is not supported")
+        else:
+            value = self._scalar_like(value, x)
+        out = self.emit("relax.where", [mask, value, x])
+        if isinstance(node.target, str) and node.target.endswith("_"):  # in place: later uses see the result
+            self.env[node.args[0]] = out
+        return out
+
+    def _trilu(self, op: str) -> Callable[[fx.Node], Any]:
+        def convert(node: fx.Node) -> Any:
+            k = self._retrieve(_arg(node, 1, "diagonal", 0))
+            if not isinstance(k, int):
+                raise ExportError(f"{op[6:]} diagonal must be an int, got {type(k).__name__}")
+            return self.emit(op, [self._x(node), R.PrimValue(int(k))])
+        return convert
+
+    def _sum(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        dim = self._retrieve(_arg(node, 1, "dim"))
+        keepdim = bool(_arg(node, 2, "keepdim", False))
+        if node.kwargs.get("dtype") is not None:
+            raise ExportError("sum with dtype= is not supported")
+        axis = None if dim is None else ([int(dim)] if isinstance(dim, int) else [int(d) for d in dim])
+        return self.emit("relax.sum", [x], axis=axis, keepdims=keepdim)
+
+    def _creation_dtype(self, node: fx.Node, default: str = "float32") -> str:
+        dtype = node.kwargs.get("dtype")
+        return default if dtype is None else torch_dtype_name(dtype)
+
+    def _size_args(self, node: fx.Node, start: int = 0) -> List[int]:
+        sizes = [self._retrieve(a) for a in node.args[start:]] or [self._retrieve(node.kwargs.get("size"))]
+        if len(sizes) == 1 and isinstance(sizes[0], (list, tuple, torch.Size)):
+            sizes = list(sizes[0])
+        if any(not isinstance(v, int) for v in sizes):
+            raise ExportError("sizes computed from tensors are not supported")
+        return [int(v) for v in sizes]
+
+    def _full_like(self, value: Any = None) -> Callable[[fx.Node], Any]:
+        """``torch.ones_like/zeros_like/full_like(x)``: a constant of x's shape (v0.20 emitted
+        ``full``/``full_like`` ops; the value never depends on x's data).  ``torch.ones(...)`` and
+        friends with Python sizes never reach the FX graph: tracing evaluates them."""
+        def convert(node: fx.Node) -> Any:
+            x = self._x(node)
+            fill = value if value is not None else self._retrieve(_arg(node, 1, "fill_value"))
+            if isinstance(fill, R.Expr):
+                raise ExportError("full_like with a tensor fill value is not supported")
+            dtype = self._creation_dtype(node, x.sinfo.dtype)
+            return R.Constant(np.full(x.sinfo.shape, fill, dtype=np.dtype(dtype)))
+        return convert
+
+    def _expand(self, node: fx.Node) -> Any:
+        """``x.expand(*sizes)`` -> ``broadcast_to`` (``-1`` keeps the input's size)."""
+        x = self._x(node)
+        sizes = self._size_args(node, 1)
+        shape = list(self._shape(x))
+        lead = len(sizes) - len(shape)
+        if lead < 0:
+            raise ExportError(f"expand to {sizes}: fewer dims than the input {shape}")
+        out = [shape[i - lead] if s == -1 else s for i, s in enumerate(sizes)]
+        return self.emit("relax.broadcast_to", [x, R.ShapeExpr(out)])
+
+    def _expand_as(self, node: fx.Node) -> Any:
+        x, other = self._x(node), self._x(node, 1, "other")
+        return self.emit("relax.broadcast_to", [x, R.ShapeExpr(self._shape(other))])
+
+    def _stack(self, node: fx.Node) -> Any:
+        """``torch.stack``: ``concat`` then ``reshape`` (v0.20's ``_stack``)."""
+        tensors = self._retrieve(_arg(node, 0, "tensors"))
+        axis = int(_arg(node, 1, "dim", 0))
+        if any(not isinstance(t, R.Expr) for t in tensors):
+            raise ExportError("stack of non-tensors is not supported")
+        shape = list(self._shape(tensors[0]))
+        axis = axis % (len(shape) + 1)
+        cat = self.emit("relax.concat", [R.Tuple(list(tensors))], axis=min(axis, len(shape) - 1))
+        out = shape[:axis] + [len(tensors)] + shape[axis:]
+        return self.emit("relax.reshape", [cat, R.ShapeExpr(out)])
+
+    def _slice_axis(self, x: R.Expr, axis: int, begin: int, end: int, step: int = 1) -> Any:
+        """``strided_slice`` of one axis (the other axes whole, listed as v0.20's ``_getitem`` does)."""
+        shape = self._shape(x)
+        axes = list(range(len(shape)))
+        begins = [begin if i == axis else 0 for i in axes]
+        ends = [end if i == axis else shape[i] for i in axes]
+        steps = [step if i == axis else 1 for i in axes]
+        tup = lambda vals: R.Tuple([R.PrimValue(int(v)) for v in vals])  # noqa: E731
+        return self.emit("relax.strided_slice", [x, tup(axes), tup(begins), tup(ends), tup(steps)],
+                         assume_inbound=False)
+
+    def _roll_impl(self, x: R.Expr, shifts: Sequence[int], dims: Sequence[int]) -> Any:
+        """``torch.roll``: per dim, ``concat([x[n-s:], x[:n-s]])`` (relax v0.20 has no roll op)."""
+        for s, d in zip(shifts, dims):
+            n = self._shape(x)[d]
+            s = int(s) % n
+            if s == 0:
+                continue
+            d = int(d) % x.sinfo.ndim
+            tail, head = self._slice_axis(x, d, n - s, n), self._slice_axis(x, d, 0, n - s)
+            x = self.emit("relax.concat", [R.Tuple([tail, head])], axis=d)
+        return x
+
+    def _roll(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        shifts = self._retrieve(_arg(node, 1, "shifts"))
+        dims = self._retrieve(_arg(node, 2, "dims"))
+        shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+        if dims is None:  # roll of the flattened tensor
+            shape = self._shape(x)
+            flat = self._reshape_to(x, [-1])
+            return self._reshape_to(self._roll_impl(flat, shifts, [0]), shape)
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        if len(dims) != len(shifts):
+            raise ExportError(f"roll: {len(shifts)} shifts for {len(dims)} dims")
+        return self._roll_impl(x, shifts, dims)
+
+    def _pad_impl(self, x: R.Expr, pad: Sequence[int], value: float) -> Any:
+        """``F.pad(x, pad)`` (pairs from the LAST dim backwards) -> ``nn.pad`` (pairs per axis in order)."""
+        pad = [int(p) for p in pad]
+        ndim = x.sinfo.ndim
+        if len(pad) % 2 or len(pad) // 2 > ndim:
+            raise ExportError(f"pad {pad} does not fit a {ndim}-d tensor")
+        if any(p < 0 for p in pad):
+            raise ExportError(f"negative padding {pad} is not supported")
+        if not any(pad):
+            return x
+        width = [0] * (2 * ndim)
+        for i in range(len(pad) // 2):
+            axis = ndim - 1 - i
+            width[2 * axis], width[2 * axis + 1] = pad[2 * i], pad[2 * i + 1]
+        return self.emit("relax.nn.pad", [x], pad_width=width, pad_value=float(value), pad_mode="constant")
+
+    def _pad(self, node: fx.Node) -> Any:
+        mode = _arg(node, 2, "mode", "constant")
+        if mode != "constant":
+            raise ExportError(f"pad mode {mode!r} is not supported (only 'constant')")
+        value = _arg(node, 3, "value", None)
+        return self._pad_impl(self._x(node), self._retrieve(_arg(node, 1, "pad")), 0.0 if value is None else value)
+
+    # ------------------------------------------------------------------ embedding
+
+    def _embedding_impl(self, x: R.Expr, weight: R.Expr) -> Any:
+        """v0.20 ``_embedding_impl``: ``astype(x, int32)``; 1-d: ``take(W, x, axis=0)``; else
+        ``reshape(x, [-1])``, ``take``, ``reshape(.., x.shape + [dim])`` (MSC fuses: msc.embedding)."""
+        x = self.emit("relax.astype", [x], dtype="int32")
+        if x.sinfo.ndim == 1:
+            return self.emit("relax.take", [weight, x], axis=0)
+        shape = list(self._shape(x))
+        flat = self._reshape_to(x, [-1])
+        emb = self.emit("relax.take", [weight, flat], axis=0)
+        return self._reshape_to(emb, shape + [weight.sinfo.shape[-1]])
+
+    def _embedding_module(self, node: fx.Node) -> Any:
+        mod = self.named_modules[node.target]
+        if mod.max_norm is not None:
+            raise ExportError("nn.Embedding with max_norm renormalizes its weight in forward; not supported")
+        return self._embedding_impl(self._x(node), self._param(mod.weight))
+
+    def _embedding(self, node: fx.Node) -> Any:
+        if _arg(node, 3, "max_norm") is not None:
+            raise ExportError("F.embedding with max_norm is not supported")
+        weight = self._retrieve(_arg(node, 1, "weight"))
+        return self._embedding_impl(self._x(node), weight)
+
+    # ------------------------------------------------------------------ attention
+
+    def _attention_core(self, q: R.Expr, k: R.Expr, v: R.Expr, bias: Optional[R.Expr] = None,
+                        scale: Optional[float] = None, causal: bool = False) -> Any:
+        """v0.20 ``_scaled_dot_product_attention``: q/k/v in torch's [B, N, S, H] are permuted to
+        relax's [B, S, N, H], ``nn.attention(_bias)``, permuted back (MSC fuses: msc.attention)."""
+        perm = [0, 2, 1, 3]
+        qt, kt, vt = (R.make_call("relax.permute_dims", [t], axes=perm) for t in (q, k, v))
+        if bias is not None and "float" not in bias.sinfo.dtype:
+            raise ExportError("only a float (additive) attention mask is supported here")
+        op = "relax.nn.attention" if bias is None else "relax.nn.attention_bias"
+        args = [qt, kt, vt] + ([] if bias is None else [bias])
+        try:
+            att = R.make_call(op, args, scale=scale, causal_mask="TopLeft" if causal else None)
+            return self.bb.emit(R.make_call("relax.permute_dims", [att], axes=perm))
+        except (ValueError, TypeError) as err:
+            raise ExportError(f"attention: {err}") from None
+
+    def _sdpa(self, node: fx.Node) -> Any:  # pragma: no cover - needs torch >= 2.0
+        q, k, v = self._x(node, 0, "query"), self._x(node, 1, "key"), self._x(node, 2, "value")
+        mask = self._retrieve(_arg(node, 3, "attn_mask"))
+        if _arg(node, 4, "dropout_p", 0.0) != 0.0:
+            raise ExportError("scaled_dot_product_attention with dropout_p != 0 is random; not supported")
+        causal = bool(_arg(node, 5, "is_causal", False))
+        if mask is not None:
+            mask = self._additive_mask(mask)
+        return self._attention_core(q, k, v, mask, node.kwargs.get("scale"), causal)
+
+    def _additive_mask(self, mask: R.Expr) -> R.Expr:
+        """A bool mask (True = masked out) -> ``where(mask, -inf, 0.0)``; a float mask as is."""
+        if mask.sinfo.dtype == "bool":
+            ninf, zero = R.const(-math.inf, "float32"), R.const(0.0, "float32")
+            return self.emit("relax.where", [mask, ninf, zero])
+        return mask
+
+    def _mha(self, mod: nn.MultiheadAttention, query: R.Expr, key: R.Expr, value: R.Expr,
+             key_padding_mask: Optional[R.Expr], attn_mask: Optional[R.Expr]) -> Any:
+        """``nn.MultiheadAttention`` in eval mode, as ``F.multi_head_attention_forward`` computes it.
+
+        TVM v0.20's ``from_fx`` had no converter for it (a leaf module in FX).  Decomposition (the
+        attention core is v0.20's ``scaled_dot_product_attention`` lowering, which MSC fuses into
+        ``msc.attention``; torch >= 2.0 computes MHA through the same SDPA):
+
+        * batch_first=False inputs [S, B, E] are permuted to [B, S, E] (and the output back);
+        * packed projection (``_in_projection_packed``): self-attention ``linear(x, W_in, b_in)``
+          then ``split`` in 3 on the last axis; otherwise per-input linears with the matching
+          rows of ``in_proj_weight`` (or ``q/k/v_proj_weight``);
+        * heads: ``reshape [B, S, N, H]`` + ``permute_dims [0, 2, 1, 3]`` -> [B, N, S, H];
+        * mask: ``attn_mask`` ([S_q, S_kv] -> [1, 1, S_q, S_kv]; [B*N, S_q, S_kv] -> [B, N, S_q,
+          S_kv]) and ``key_padding_mask`` ([B, S_kv] -> [B, 1, 1, S_kv]) as additive float masks
+          (bool True -> ``-inf``), summed; softmax(q k^T / sqrt(H) + mask) v;
+        * merge: ``permute_dims [0, 2, 1, 3]``, ``reshape [B, S, E]``, ``out_proj`` linear.
+        """
+        if mod.bias_k is not None or mod.bias_v is not None or mod.add_zero_attn:
+            raise ExportError("nn.MultiheadAttention with add_bias_kv or add_zero_attn is not supported")
+        if mod.dropout and mod.training:
+            raise ExportError("nn.MultiheadAttention in training mode with dropout is random")
+        for name, t in (("query", query), ("key", key), ("value", value)):
+            if t.sinfo.ndim != 3:
+                raise ExportError(f"nn.MultiheadAttention: the {name} must be batched (3-d), got "
+                                  f"{list(t.sinfo.shape)}")
+        same_kv, same_qk = key is value, query is key
+        if not mod.batch_first:
+            perm = [1, 0, 2]
+            query = self.emit("relax.permute_dims", [query], axes=perm)
+            key = query if same_qk else self.emit("relax.permute_dims", [key], axes=perm)
+            value = key if same_kv else self.emit("relax.permute_dims", [value], axes=perm)
+        e, heads = mod.embed_dim, mod.num_heads
+        hd = e // heads
+        bsz, s_q, _ = self._shape(query)
+        s_kv = self._shape(key)[1]
+
+        def const_rows(t: Optional[torch.Tensor], lo: int, hi: int) -> Optional[R.Constant]:
+            return None if t is None else R.Constant(t.detach().cpu().numpy()[lo:hi].copy())
+
+        if mod._qkv_same_embed_dim and same_qk and same_kv:
+            qkv = self._linear_impl(query, self._param(mod.in_proj_weight), self._param(mod.in_proj_bias))
+            parts = self._split_impl(qkv, 3, -1)
+            q, k, v = (self.bb.emit(R.TupleGetItem(parts, i)) for i in range(3))
+        else:
+            if mod._qkv_same_embed_dim:
+                w = mod.in_proj_weight
+                ws = [const_rows(w, 0, e), const_rows(w, e, 2 * e), const_rows(w, 2 * e, 3 * e)]
+            else:
+                ws = [self._param(mod.q_proj_weight), self._param(mod.k_proj_weight), self._param(mod.v_proj_weight)]
+            b = mod.in_proj_bias
+            bs = [const_rows(b, 0, e), const_rows(b, e, 2 * e), const_rows(b, 2 * e, 3 * e)]
+            q = self._linear_impl(query, ws[0], bs[0])
+            k = self._linear_impl(key, ws[1], bs[1])
+            v = self._linear_impl(value, ws[2], bs[2])
+
+        def heads_first(t: R.Expr, s: int) -> R.Expr:
+            t = self._reshape_to(t, [bsz, s, heads, hd])
+            return self.emit("relax.permute_dims", [t], axes=[0, 2, 1, 3])
+
+        q, k, v = heads_first(q, s_q), heads_first(k, s_kv), heads_first(v, s_kv)
+        bias = None
+        if attn_mask is not None:
+            bias = self._additive_mask(attn_mask)
+            if bias.sinfo.ndim == 2:
+                bias = self._reshape_to(bias, [1, 1, s_q, s_kv])
+            elif bias.sinfo.ndim == 3:
+                bias = self._reshape_to(bias, [bsz, heads, s_q, s_kv])
+            else:
+                raise ExportError(f"attn_mask must be 2-d or 3-d, got {list(bias.sinfo.shape)}")
+        if key_padding_mask is not None:
+            if list(key_padding_mask.sinfo.shape) != [bsz, s_kv]:
+                raise ExportError(f"key_padding_mask must be [{bsz}, {s_kv}], got {list(key_padding_mask.sinfo.shape)}")
+            kpm = self._reshape_to(self._additive_mask(key_padding_mask), [bsz, 1, 1, s_kv])
+            bias = kpm if bias is None else self.emit("relax.add", [bias, kpm])
+        out = self._attention_core(q, k, v, bias)
+        out = self.emit("relax.permute_dims", [out], axes=[0, 2, 1, 3])
+        out = self._reshape_to(out, [bsz, s_q, e])
+        out = self._linear_impl(out, self._param(mod.out_proj.weight), self._param(mod.out_proj.bias))
+        if not mod.batch_first:
+            out = self.emit("relax.permute_dims", [out], axes=[1, 0, 2])
+        return out
+
+    def _optional_tensor(self, node: fx.Node, idx: int, name: str) -> Optional[R.Expr]:
+        v = self._retrieve(_arg(node, idx, name))
+        if v is not None and not (isinstance(v, R.Expr) and isinstance(v.sinfo, R.TensorSI)):
+            raise ExportError(f"{name} must be a tensor or None, got {type(v).__name__}")
+        return v
+
+    def _mha_module(self, node: fx.Node) -> Any:
+        mod = self.named_modules[node.target]
+        for user in node.users:  # the averaged attention weights (output 1) are not computed
+            if user.op == "call_function" and user.target is operator.getitem and user.args[1] != 0 and user.users:
+                raise ExportError("the attention-weights output of nn.MultiheadAttention is not supported "
+                                  "(call it with need_weights=False and use output 0 only)")
+        q, k, v = self._x(node, 0, "query"), self._x(node, 1, "key"), self._x(node, 2, "value")
+        out = self._mha(mod, q, k, v, self._optional_tensor(node, 3, "key_padding_mask"),
+                        self._optional_tensor(node, 5, "attn_mask"))
+        return (out, None)
+
+    def _activation(self, act: Any, x: R.Expr) -> Any:
+        if act is F.relu or isinstance(act, nn.ReLU):
+            return self.emit("relax.nn.relu", [x])
+        if act is F.gelu or (isinstance(act, nn.GELU) and act.approximate == "none"):
+            return self.emit("relax.nn.gelu", [x])
+        if isinstance(act, nn.GELU) and act.approximate == "tanh":
+            return self.emit("relax.nn.gelu_tanh", [x])
+        raise ExportError(f"transformer activation {act!r} is not supported (relu, gelu)")
+
+    def _layer_norm_of(self, mod: nn.LayerNorm, x: R.Expr) -> Any:
+        affine = mod.elementwise_affine
+        return self._layer_norm_impl(x, mod.normalized_shape, self._param(mod.weight) if affine else None,
+                                     self._param(mod.bias) if affine else None, mod.eps)
+
+    def _encoder_layer(self, layer: nn.TransformerEncoderLayer, x: R.Expr, mask: Optional[R.Expr],
+                       kpm: Optional[R.Expr]) -> Any:
+        """``nn.TransformerEncoderLayer.forward`` (eval): post-norm ``x = norm1(x + sa(x)); x =
+        norm2(x + ff(x))`` or pre-norm ``x = x + sa(norm1(x)); x = x + ff(norm2(x))``, with
+        ``ff = linear2(activation(linear1(x)))``; dropouts are the identity."""
+        def sa(y: R.Expr) -> Any:
+            return self._mha(layer.self_attn, y, y, y, kpm, mask)
+
+        def ff(y: R.Expr) -> Any:
+            h = self._linear_impl(y, self._param(layer.linear1.weight), self._param(layer.linear1.bias))
+            h = self._activation(layer.activation, h)
+            return self._linear_impl(h, self._param(layer.linear2.weight), self._param(layer.linear2.bias))
+
+        if layer.norm_first:
+            x = self.emit("relax.add", [x, sa(self._layer_norm_of(layer.norm1, x))])
+            return self.emit("relax.add", [x, ff(self._layer_norm_of(layer.norm2, x))])
+        x = self._layer_norm_of(layer.norm1, self.emit("relax.add", [x, sa(x)]))
+        return self._layer_norm_of(layer.norm2, self.emit("relax.add", [x, ff(x)]))
+
+    def _encoder_layer_module(self, node: fx.Node) -> Any:
+        layer = self.named_modules[node.target]
+        return self._encoder_layer(layer, self._x(node, 0, "src"), self._optional_tensor(node, 1, "src_mask"),
+                                   self._optional_tensor(node, 2, "src_key_padding_mask"))
+
+    def _encoder_module(self, node: fx.Node) -> Any:
+        """``nn.TransformerEncoder``: the layers in turn, then ``norm`` (the dense computation).
+
+        torch 1.13's nested-tensor fast path (eval, batch_first, a key padding mask, ...) returns
+        zeros at padded positions and trims the sequence to the longest unpadded one -- a
+        data-dependent shape no static graph has; :func:`msc_export.exporter.golden_data`
+        therefore computes golden outputs with ``enable_nested_tensor=False`` (same values at
+        every unpadded position)."""
+        mod = self.named_modules[node.target]
+        x = self._x(node, 0, "src")
+        mask = self._optional_tensor(node, 1, "mask")
+        kpm = self._optional_tensor(node, 2, "src_key_padding_mask")
+        for layer in mod.layers:
+            if not isinstance(layer, nn.TransformerEncoderLayer):
+                raise ExportError(f"nn.TransformerEncoder of {type(layer).__name__} layers is not supported")
+            x = self._encoder_layer(layer, x, mask, kpm)
+        if mod.norm is not None:
+            if not isinstance(mod.norm, nn.LayerNorm):
+                raise ExportError(f"nn.TransformerEncoder norm {type(mod.norm).__name__} is not supported")
+            x = self._layer_norm_of(mod.norm, x)
+        return x
+
+    # ------------------------------------------------------------------ torchvision Swin Transformer
+
+    def _relative_position_bias(self, node: fx.Node) -> Any:
+        """``_get_relative_position_bias(table, index, window_size)``: ``take(table, index, 0)``,
+        ``reshape [N, N, -1]``, ``permute_dims [2, 0, 1]``, ``expand_dims 0`` (all constants: folded)."""
+        table = self._x(node, 0, "relative_position_bias_table")
+        index = self._x(node, 1, "relative_position_index")
+        ws = self._retrieve(_arg(node, 2, "window_size"))
+        n = int(ws[0]) * int(ws[1])
+        bias = self.emit("relax.take", [table, index], axis=0)
+        bias = self._reshape_to(bias, [n, n, -1])
+        bias = self.emit("relax.permute_dims", [bias], axes=[2, 0, 1])
+        return self.emit("relax.expand_dims", [bias], axis=[0])
+
+    def _patch_merging_pad(self, node: fx.Node) -> Any:
+        """``_patch_merging_pad(x)``: pad H, W to even, then ``cat`` of the four 2x2 phases."""
+        x = self._x(node)
+        shape = self._shape(x)
+        h, w = shape[-3], shape[-2]
+        x = self._pad_impl(x, [0, 0, 0, w % 2, 0, h % 2], 0.0)
+        parts = [self._index_tensor(x, (Ellipsis, slice(hb, None, 2), slice(wb, None, 2), slice(None)))
+                 for hb, wb in ((0, 0), (1, 0), (0, 1), (1, 1))]
+        return self.emit("relax.concat", [R.Tuple(parts)], axis=-1)
+
+    def _shifted_window_attention(self, node: fx.Node) -> Any:
+        """torchvision's ``shifted_window_attention`` (Swin v1), following its body line by line.
+
+        Window partition/merge are 6-d ``reshape``/``permute_dims``; the cyclic shift is
+        :meth:`_roll_impl`; the shifted-window mask depends only on shapes, so it is computed here
+        (numpy, exactly as the function builds it) and added as a constant; softmax(q k^T + bias
+        (+ mask)) v with ``q`` pre-scaled by head_dim^-0.5 as torch does."""
+        names = ["input", "qkv_weight", "proj_weight", "relative_position_bias", "window_size", "num_heads",
+                 "shift_size", "attention_dropout", "dropout", "qkv_bias", "proj_bias", "logit_scale"]
+        a = {n: self._retrieve(_arg(node, i, n)) for i, n in enumerate(names)}
+        if a["logit_scale"] is not None:
+            raise ExportError("Swin V2 cosine attention (logit_scale) is not supported")
+        for key in ("attention_dropout", "dropout"):
+            if a[key]:
+                raise ExportError(f"shifted_window_attention with {key}={a[key]} is random (torchvision "
+                                  "applies F.dropout with training=True)")
+        x = a["input"]
+        ws = [int(v) for v in a["window_size"]]
+        heads = int(a["num_heads"])
+        bsz, h, w, c = self._shape(x)
+        pad_r = (ws[1] - w % ws[1]) % ws[1]
+        pad_b = (ws[0] - h % ws[0]) % ws[0]
+        x = self._pad_impl(x, [0, 0, 0, pad_r, 0, pad_b], 0.0)
+        _, ph, pw, _ = self._shape(x)
+        shift = [int(v) for v in a["shift_size"]]
+        if ws[0] >= ph:
+            shift[0] = 0
+        if ws[1] >= pw:
+            shift[1] = 0
+        if sum(shift) > 0:
+            x = self._roll_impl(x, [-shift[0], -shift[1]], [1, 2])
+        nw = (ph // ws[0]) * (pw // ws[1])
+        n = ws[0] * ws[1]
+        x = self._reshape_to(x, [bsz, ph // ws[0], ws[0], pw // ws[1], ws[1], c])
+        x = self.emit("relax.permute_dims", [x], axes=[0, 1, 3, 2, 4, 5])
+        x = self._reshape_to(x, [bsz * nw, n, c])
+        qkv = self._linear_impl(x, a["qkv_weight"], a["qkv_bias"])
+        qkv = self._reshape_to(qkv, [bsz * nw, n, 3, heads, c // heads])
+        qkv = self.emit("relax.permute_dims", [qkv], axes=[2, 0, 3, 1, 4])
+        q, k, v = (self._index_tensor(qkv, (i,)) for i in range(3))
+        q = self.emit("relax.multiply", [q, R.const((c // heads) ** -0.5, q.sinfo.dtype)])
+        attn = self.emit("relax.matmul", [q, self.emit("relax.permute_dims", [k], axes=[0, 1, 3, 2])],
+                         out_dtype="float32")
+        attn = self.emit("relax.add", [attn, a["relative_position_bias"]])
+        if sum(shift) > 0:
+            mask = np.zeros((ph, pw), dtype=np.float32)
+            h_slices = ((0, -ws[0]), (-ws[0], -shift[0]), (-shift[0], None))
+            w_slices = ((0, -ws[1]), (-ws[1], -shift[1]), (-shift[1], None))
+            count = 0
+            for hs in h_slices:
+                for wsl in w_slices:
+                    mask[hs[0]:hs[1], wsl[0]:wsl[1]] = count
+                    count += 1
+            mask = mask.reshape(ph // ws[0], ws[0], pw // ws[1], ws[1]).transpose(0, 2, 1, 3).reshape(nw, n)
+            mask = mask[:, None, :] - mask[:, :, None]
+            mask = np.where(mask != 0, np.float32(-100.0), np.float32(0.0)).astype(np.float32)
+            attn = self._reshape_to(attn, [bsz, nw, heads, n, n])
+            attn = self.emit("relax.add", [attn, R.Constant(mask[None, :, None])])
+            attn = self._reshape_to(attn, [-1, heads, n, n])
+        attn = self.emit("relax.nn.softmax", [attn], axis=-1)
+        x = self.emit("relax.matmul", [attn, v], out_dtype="float32")
+        x = self.emit("relax.permute_dims", [x], axes=[0, 2, 1, 3])
+        x = self._reshape_to(x, [bsz * nw, n, c])
+        x = self._linear_impl(x, a["proj_weight"], a["proj_bias"])
+        x = self._reshape_to(x, [bsz, ph // ws[0], pw // ws[1], ws[0], ws[1], c])
+        x = self.emit("relax.permute_dims", [x], axes=[0, 1, 3, 2, 4, 5])
+        x = self._reshape_to(x, [bsz, ph, pw, c])
+        if sum(shift) > 0:
+            x = self._roll_impl(x, [shift[0], shift[1]], [1, 2])
+        if pad_r or pad_b:
+            x = self._index_tensor(x, (slice(None), slice(None, h), slice(None, w), slice(None)))
+        return x
 
 
 def _target_name(target: Any) -> str:

@@ -64,7 +64,7 @@ class _Builder:
             layouts = [x for x in layout.split(",") if x] or [""]
             return [MSCTensor(f"{node_name}:0", sinfo.dtype, layouts[0], sinfo.shape)]
         if isinstance(sinfo, R.TupleSI):
-            layouts = [x for x in layout.split(",") if x] or [""] * len(sinfo.fields)
+            layouts = layout.split(",") if layout else [""] * len(sinfo.fields)  # a field's layout may be ""
             if len(layouts) != len(sinfo.fields):
                 raise ValueError(f"Layouts {layouts} mismatch with output size {len(sinfo.fields)}")
             count = 1 if optype == "nn.batch_norm" else len(sinfo.fields)

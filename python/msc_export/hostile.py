@@ -28,6 +28,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .exporter import check_golden_outputs
 from .mscgraph import MSCGraph, MSCJoint, MSCTensor, validate
 from .safetensors_np import save_file
 
@@ -102,6 +103,7 @@ def write_hostile(out_dir: str, seed: int = 0) -> Dict[str, str]:
     """Write ``graph.json``, ``weights.safetensors``, ``golden/{inputs,outputs}.safetensors``."""
     graph = build_hostile()
     weights, inputs, outputs = hostile_data(seed)
+    check_golden_outputs(outputs)
     os.makedirs(os.path.join(out_dir, "golden"), exist_ok=True)
     paths = {
         "graph": os.path.join(out_dir, "graph.json"),

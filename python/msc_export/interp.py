@@ -11,7 +11,15 @@ reader of the format must, and returns ``{output tensor name: np.ndarray}``.  Se
 * ``nn.avg_pool2d`` honours ``count_include_pad``; ``clip`` bounds may be ``inf``/``-inf``;
 * ``strided_slice``: ``axes/begin/end/strides`` lists; ``reshape``: ``shape``;
 * ``get_item``: ``index`` selects among the inputs; ``tuple``: passes its inputs through;
-* ``constant``: its ``const`` weight (0-d stays 0-d).
+* ``constant``: its ``const`` weight (0-d stays 0-d);
+* ``msc.embedding``: ``weight[indices]`` (indices cast to int32 as the fused ``astype`` does);
+* ``msc.attention``: q/k/v permuted by ``axes``/``axes_1``/``axes_2`` to relax's [B, S, N, H],
+  then TVM v0.20's ``_te_attention`` (``python/tvm/relax/transform/legalize_ops/nn.py``):
+  ``p = q k^T * scale`` (``scale`` "" = 1/sqrt(head_dim)), ``+ mask`` (4th input, broadcast to
+  [B, N, S_q, S_kv]), softmax over the keys (``causal_mask`` TopLeft / BottomRight: only keys
+  ``j <= i + offset``, offset 0 / |S_q - S_kv|), ``p v``, permuted back by ``axes_3``;
+* ``take``: ``numpy.take`` semantics (``axis`` "" = of the flattened input);
+* ``nn.pad``: ``pad_width`` = (before, after) per axis in order, constant ``pad_value``.
 """
 
 from __future__ import annotations
@@ -72,11 +80,94 @@ def _axes_attr(s: str):
     return None if s == "" else ints(s)
 
 
+_TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "float64": torch.float64,
+                 "int32": torch.int32, "int64": torch.int64, "bool": torch.bool, "int8": torch.int8,
+                 "uint8": torch.uint8}
+
+
+def _attention(node: MSCJoint, args: List[torch.Tensor]) -> torch.Tensor:
+    a = node.attrs
+    axes = [ints(a.get(k, "0,2,1,3")) for k in ("axes", "axes_1", "axes_2", "axes_3")]
+    q, k, v = (t.permute(*ax) for t, ax in zip(args[:3], axes[:3]))  # relax layout [B, S, N, H]
+    q, k, v = (t.permute(0, 2, 1, 3) for t in (q, k, v))               # [B, N, S, H]
+    p = torch.matmul(q, k.transpose(-1, -2))
+    scale = a.get("scale", "")
+    p = p * _float(scale) if scale != "" else p / torch.sqrt(torch.tensor(float(q.shape[-1]), dtype=p.dtype))
+    if len(args) > 3:
+        p = p + args[3]
+    causal = a.get("causal_mask", "")
+    if causal:
+        s_q, s_kv = p.shape[-2], p.shape[-1]
+        offset = 0 if causal == "TopLeft" else abs(s_q - s_kv)
+        keep = torch.ones(s_q, s_kv, dtype=torch.bool).tril(offset)
+        p = p.masked_fill(~keep, float("-inf"))
+    out = torch.matmul(torch.softmax(p, dim=-1), v).permute(0, 2, 1, 3)  # relax layout [B, S, N, H]
+    return out.permute(*axes[3])
+
+
+def _take(x: torch.Tensor, idx: torch.Tensor, axis_attr: str) -> torch.Tensor:
+    idx = idx.long()
+    if axis_attr == "":
+        return x.reshape(-1)[idx.reshape(-1)].reshape(idx.shape)
+    axis = int(axis_attr) % x.dim()
+    out = x.index_select(axis, idx.reshape(-1))
+    return out.reshape(list(x.shape[:axis]) + list(idx.shape) + list(x.shape[axis + 1:]))
+
+
+def _reduce(fn: Callable, x: torch.Tensor, a: Mapping[str, str]) -> torch.Tensor:
+    axes = _axes_attr(a.get("axis", ""))
+    keep = bool(int(a.get("keepdims", "0")))
+    dims = sorted(v % x.dim() for v in axes) if axes is not None else list(range(x.dim()))
+    y = x
+    for d in reversed(dims):
+        y = fn(y, d, keepdim=True)
+    return y if keep else y.reshape([s for i, s in enumerate(x.shape) if i not in dims])
+
+
 def run_node(node: MSCJoint, args: List[torch.Tensor], w: Mapping[str, torch.Tensor]) -> List[torch.Tensor]:
     a, op = node.attrs, node.optype
     x = args[0] if args else None
     if op == "constant":
         return [w["const"]]
+    if op == "msc.embedding":
+        return [F.embedding(x.to(torch.int32).long(), w["weight"])]
+    if op == "msc.attention":
+        return [_attention(node, args)]
+    if op == "take":
+        return [_take(args[0], args[1], a.get("axis", ""))]
+    if op in ("astype", "cast"):
+        return [x.to(_TORCH_DTYPES[a["dtype"]])]
+    if op == "where":
+        return [torch.where(args[0].bool(), args[1], args[2])]
+    if op == "masked_fill":
+        return [torch.where(args[1].bool(), args[2].to(x.dtype), x)]
+    if op in ("triu", "tril"):
+        fn = torch.triu if op == "triu" else torch.tril
+        return [fn(x, int(a.get("k", "0")))]
+    if op == "nn.gelu_tanh":
+        return [F.gelu(x, approximate="tanh")]
+    if op == "sum":
+        return [_reduce(lambda t, d, keepdim: t.sum(d, keepdim=keepdim), x, a)]
+    if op == "max":
+        return [_reduce(lambda t, d, keepdim: t.amax(d, keepdim=keepdim), x, a)]
+    if op == "broadcast_to":
+        return [torch.broadcast_to(x, ints(a["shape"]))]
+    if op == "nn.pad":
+        if a.get("pad_mode", "constant") != "constant":
+            raise NotImplementedError(f"interp: nn.pad mode {a['pad_mode']!r} (node {node.name!r})")
+        pw = ints(a["pad_width"])
+        torch_pad = [p for i in reversed(range(x.dim())) for p in (pw[2 * i], pw[2 * i + 1])]
+        return [F.pad(x, torch_pad, value=_float(a.get("pad_value", "0")))]
+    unary_ops: Dict[str, Callable] = {"exp": torch.exp, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "erf": torch.erf,
+                                      "negative": torch.neg, "logical_not": torch.logical_not}
+    if op in unary_ops:
+        return [unary_ops[op](x)]
+    compare_ops: Dict[str, Callable] = {
+        "equal": torch.eq, "not_equal": torch.ne, "less": torch.lt, "less_equal": torch.le, "greater": torch.gt,
+        "greater_equal": torch.ge, "logical_and": torch.logical_and, "logical_or": torch.logical_or,
+        "maximum": torch.maximum, "minimum": torch.minimum, "power": torch.pow}
+    if op in compare_ops:
+        return [compare_ops[op](args[0], args[1])]
     if op == "nn.conv2d":
         return [_conv2d(node, x, w["weight"])]
     if op == "msc.conv2d_bias":

@@ -18,8 +18,13 @@ and only then ``RelaxGraphBuilder``.  Each function below reproduces one pass on
 * :func:`fuse_ops_by_pattern` (``python/tvm/contrib/msc/core/transform/pattern.py``, the
   patterns "after optimize" that match once constants are folded): ``msc.linear_bias``
   (``add(matmul(x, W), b)``), ``msc.linear`` (``matmul(x, W)``), ``msc.conv2d_bias`` /
-  ``msc.conv1d_bias`` (``add(conv(x, W), b)``); the fused node is named after its anchor call
-  (``msc_attrs_getter``: the matmul / conv name);
+  ``msc.conv1d_bias`` (``add(conv(x, W), b)``), ``msc.embedding`` (``take(W, astype(x, int32))``
+  and ``reshape(take(W, reshape(astype(x), [-1])), shape)``; W a 2-d float32 constant; the shape
+  arguments become attrs ``reduce_in``/``expand_out``), ``msc.attention`` (``permute_dims`` of
+  q, k, v -> ``nn.attention`` or ``nn.attention_bias`` (4th input: the mask) -> ``permute_dims``;
+  attrs ``axes``, ``axes_1``, ``axes_2``, ``scale``, ``causal_mask``, ``window_size``,
+  ``axes_3``); the fused node is named after its anchor call (``msc_attrs_getter``: the matmul /
+  conv / take / attention name);
 * :func:`set_expr_layout` (``src/contrib/msc/core/transform/set_expr_layout.cc``,
   ``layout_utils.cc``): MSC's forward + backward layout inference, falling back to Relax's
   ``FRelaxInferLayout`` (whose unknown layouts are ``"ABCD..."``) exactly where MSC does.
@@ -82,7 +87,40 @@ def _fold(call: R.Call) -> Optional[np.ndarray]:
         for ax, b, e, s in zip(axes, begin, end, strides):
             index[ax] = slice(b, e, s)
         return x[tuple(index)].copy()
+    if op in _FOLD_ELEMENTWISE:
+        return np.asarray(_FOLD_ELEMENTWISE[op](*values)).astype(dtype)
+    if op == "relax.astype":
+        return x.astype(dtype)
+    if op == "relax.where":
+        return np.where(values[0], values[1], values[2]).astype(dtype)
+    if op == "relax.take":
+        return np.take(x, values[1], axis=a["axis"])
+    if op in ("relax.triu", "relax.tril"):
+        fn = np.triu if op == "relax.triu" else np.tril
+        return fn(x, int(call.args[1].value)).astype(dtype)
+    if op in ("relax.sum", "relax.max"):
+        axis = None if a["axis"] is None else tuple(a["axis"])
+        fn = np.sum if op == "relax.sum" else np.max
+        return np.asarray(fn(x, axis=axis, keepdims=bool(a["keepdims"]))).astype(dtype)
+    if op == "relax.broadcast_to":
+        return np.broadcast_to(x, call.args[1].values).copy()
+    if op == "relax.full":
+        return np.full(call.args[0].values, x, dtype=dtype)
+    if op == "relax.nn.pad" and a["pad_mode"] == "constant":
+        pw = a["pad_width"]
+        return np.pad(x, [(pw[2 * i], pw[2 * i + 1]) for i in range(x.ndim)], constant_values=a["pad_value"])
     return None
+
+
+# relax ops evaluated elementwise by FoldConstant when every operand is a constant
+_FOLD_ELEMENTWISE = {
+    "relax.equal": np.equal, "relax.not_equal": np.not_equal, "relax.less": np.less,
+    "relax.less_equal": np.less_equal, "relax.greater": np.greater, "relax.greater_equal": np.greater_equal,
+    "relax.logical_and": np.logical_and, "relax.logical_or": np.logical_or, "relax.logical_not": np.logical_not,
+    "relax.maximum": np.maximum, "relax.minimum": np.minimum, "relax.power": np.power,
+    "relax.exp": np.exp, "relax.sqrt": np.sqrt, "relax.negative": np.negative,
+    "relax.rsqrt": lambda v: 1.0 / np.sqrt(v),
+}
 
 
 def fold_constant(func: R.Function) -> R.Function:
@@ -311,6 +349,53 @@ def fuse_ops_by_pattern(func: R.Function) -> R.Function:
             if b is not root:
                 consumed.add(id(b.var))
 
+    def permute_of(e: R.Expr) -> Optional[R.Binding]:
+        return producer(e, "relax.permute_dims")
+
+    # attention (+ mask): permute_dims(q), permute_dims(k), permute_dims(v) -> nn.attention(_bias)
+    # -> permute_dims; named after the attention call ("attention" / "attention_bias")
+    for b in func.bindings:
+        v = b.value
+        if id(b.var) in consumed or id(b.var) in fused or not isinstance(v, R.Call) or v.op != "relax.permute_dims":
+            continue
+        att = producer(v.args[0], "relax.nn.attention") or producer(v.args[0], "relax.nn.attention_bias")
+        if att is None:
+            continue
+        trans = [permute_of(x) for x in att.value.args[:3]]
+        if any(t is None for t in trans) or len({id(t) for t in trans}) != 3:
+            continue
+        args = [t.value.args[0] for t in trans] + list(att.value.args[3:])
+        make("msc.attention", b, trans + [att, b], args, att.value)
+    # embedding: take(W, astype(x, "int32")) and take(W, reshape(astype(x), [-1])) -> reshape;
+    # W a 2-d float32 constant; named after the take
+    for b in func.bindings:
+        v = b.value
+        if id(b.var) in consumed or id(b.var) in fused or not isinstance(v, R.Call):
+            continue
+        take = root = None
+        if v.op == "relax.reshape":
+            take = producer(v.args[0], "relax.take")
+            root = b
+        elif v.op == "relax.take":
+            take, root = b, b
+        if take is None or not isinstance(take.value.args[0], R.Constant):
+            continue
+        weight = take.value.args[0]
+        if weight.data.ndim != 2 or str(weight.data.dtype) != "float32":
+            continue
+        if root is not take:  # the reshape variant
+            reduce = producer(take.value.args[1], "relax.reshape")
+            cast = producer(reduce.value.args[0], "relax.astype") if reduce else None
+            if cast is None or cast.value.attrs["dtype"] != "int32" or len(reduce.value.sinfo.shape) != 1:
+                continue
+            make("msc.embedding", root, [cast, reduce, take, root],
+                 [cast.value.args[0], reduce.value.args[1], weight, root.value.args[1]], take.value)
+        else:
+            cast = producer(take.value.args[1], "relax.astype")
+            if cast is None or cast.value.attrs["dtype"] != "int32":
+                continue
+            make("msc.embedding", root, [cast, take], [cast.value.args[0], weight], take.value)
+
     # linear_bias, linear, conv2d_bias, conv1d_bias (later registrations have higher priority)
     for b in func.bindings:
         v = b.value
@@ -459,12 +544,17 @@ def infer_reshape_axes(ins: Sequence[int], outs: Sequence[int], batch_dim: int) 
     return expand, reduce
 
 
-_UNARY = {"relax.nn.relu", "relax.nn.gelu", "relax.nn.silu", "relax.sigmoid", "relax.tanh"}
-_BINARY = {"relax.add", "relax.subtract", "relax.multiply", "relax.divide"}
+_UNARY = {"relax.nn.relu", "relax.nn.gelu", "relax.nn.silu", "relax.sigmoid", "relax.tanh", "relax.nn.gelu_tanh",
+          "relax.exp", "relax.sqrt", "relax.rsqrt", "relax.erf", "relax.negative", "relax.logical_not",
+          "relax.astype"}
+_BINARY = {"relax.add", "relax.subtract", "relax.multiply", "relax.divide", "relax.power", "relax.maximum",
+           "relax.minimum", "relax.equal", "relax.not_equal", "relax.less", "relax.less_equal", "relax.greater",
+           "relax.greater_equal", "relax.logical_and", "relax.logical_or"}
+_REDUCE = {"relax.mean", "relax.sum", "relax.max"}
 # ops with a Relax FRelaxInferLayout (consulted only when MSC's own forward rule gives nothing)
 _RELAX_INFER = _UNARY | _BINARY | {
     "relax.nn.softmax", "relax.concat", "relax.strided_slice", "relax.permute_dims", "relax.squeeze",
-    "relax.expand_dims", "relax.mean", "relax.split", "relax.nn.conv2d", "relax.nn.conv1d",
+    "relax.expand_dims", "relax.mean", "relax.sum", "relax.max", "relax.split", "relax.nn.conv2d", "relax.nn.conv1d",
     "relax.nn.max_pool2d", "relax.nn.avg_pool2d", "relax.nn.adaptive_avg_pool2d", "relax.nn.batch_norm",
     "relax.nn.layer_norm",
 }
@@ -484,7 +574,9 @@ class _LayoutInfer:
     def set_layout(expr: R.Expr, layout: Any) -> None:
         si = expr.sinfo
         if isinstance(si, (R.TensorSI, R.ShapeSI)):
-            if isinstance(layout, str) and layout:
+            # deliberate difference: MSC also stored layouts whose length is not the tensor's ndim
+            # (e.g. "AB" on a 0-d scalar operand of `where`); such a layout says nothing true
+            if isinstance(layout, str) and layout and (not isinstance(si, R.TensorSI) or len(layout) == si.ndim):
                 expr.span["layout"] = layout
         elif isinstance(si, R.TupleSI):
             if isinstance(layout, list) and all(isinstance(x, str) and x for x in layout):
@@ -580,7 +672,7 @@ class _LayoutInfer:
                 else:
                     new_ins.append(ins[i])
             return new_ins, outs
-        if op == "relax.mean":
+        if op in _REDUCE:
             lay = self.decision(args[0])
             if not lay:
                 return None
@@ -631,6 +723,17 @@ class _LayoutInfer:
             start = len(lay) - len(b_shape)
             pre = lay[start:len(lay) - 2] if start >= 0 else ""
             return [lay, pre + "IO"], [lay]
+        if op == "relax.take":  # ForwardInferLayoutTake
+            lay, ilay = self.decision(args[0]), self.decision(args[1])
+            in_shape, out_shape = args[0].sinfo.shape, call.sinfo.shape
+            if not in_shape:
+                return None
+            if lay:
+                return [lay, ilay], [lay if len(in_shape) == len(out_shape) else reduce_layout(lay, [0])]
+            if ilay:
+                expand = list(range(len(ilay), len(out_shape)))
+                return [lay, ilay], [expand_layout(ilay, expand) if expand else ilay]
+            return None
         if op == "relax.permute_dims":
             lay = self.decision(args[0])
             if not lay:
@@ -671,7 +774,7 @@ class _LayoutInfer:
         if op == "relax.split":
             lay = self.relax_nlayout(call.args[0])
             return [], [[lay] * len(si.fields)]
-        if op in ("relax.permute_dims", "relax.squeeze", "relax.expand_dims", "relax.mean"):
+        if op in ("relax.permute_dims", "relax.squeeze", "relax.expand_dims") or op in _REDUCE:
             return [], [R.initial_layout(si.ndim)]
         return None
 
@@ -699,7 +802,7 @@ class _LayoutInfer:
                 nd = x.sinfo.ndim
                 new_ins.append("" if nd == 0 else (outs[0][-1] if nd == 1 else ins[i]))
             return new_ins, outs
-        if op == "relax.mean":
+        if op in _REDUCE:
             out = self.decision(call)
             if not out:
                 return None
@@ -767,6 +870,15 @@ class _LayoutInfer:
             if not out:
                 return None
             return [out] * len(args[0].fields), [out]
+        if op == "relax.take":  # BackwardInferLayoutTake
+            out = self.decision(call)
+            in_shape = args[0].sinfo.shape
+            if not out or not in_shape:
+                return None
+            lay, ilay = self.decision(args[0]), self.decision(args[1]) or reduce_layout(out, [0])
+            if len(in_shape) == len(call.sinfo.shape):
+                return [out, ilay], [out]
+            return [lay or expand_layout(out, [0]), ilay], [out]
         return self.bwd_common(call)
 
     def bwd_common(self, call: R.Call) -> Optional[PyTuple[list, list]]:
@@ -803,7 +915,8 @@ class _LayoutInfer:
                 try:
                     if v.op in ("relax.nn.conv2d", "relax.nn.conv1d", "relax.nn.max_pool2d", "relax.nn.avg_pool2d",
                                 "relax.nn.adaptive_avg_pool2d", "relax.nn.batch_norm", "relax.nn.layer_norm",
-                                "relax.mean", "relax.reshape", "relax.squeeze", "relax.expand_dims",
+                                "relax.mean", "relax.sum", "relax.max", "relax.take", "relax.reshape",
+                                "relax.squeeze", "relax.expand_dims",
                                 "relax.matmul", "relax.permute_dims") or v.op in _BINARY:
                         res = self.fwd_msc(v)
                     elif v.op not in _RELAX_INFER:

@@ -394,6 +394,87 @@ _register("relax.strided_slice", [("assume_inbound", False)], _strided_slice)
 _register("relax.split", [("indices_or_sections", None), ("axis", 0)], _split)
 
 
+# -- ops for transformers and modern CNNs (include/tvm/relax/attrs/{datatype,index,nn,statistical}.h)
+
+
+def _astype(args, attrs):
+    return TensorSI(_tensor(args[0]).shape, attrs["dtype"])
+
+
+def _compare(args, attrs):
+    return TensorSI(_broadcast(args, attrs).shape, "bool")
+
+
+def _logical_not(args, attrs):
+    return TensorSI(_tensor(args[0]).shape, "bool")
+
+
+def _where(args, attrs):
+    c, a, b = (_tensor(x) for x in args)
+    return TensorSI(np.broadcast_shapes(c.shape, a.shape, b.shape), a.dtype)
+
+
+def _take(args, attrs):
+    x, idx = _tensor(args[0]), _tensor(args[1])
+    if attrs["axis"] is None:
+        return TensorSI(idx.shape, x.dtype)
+    axis = attrs["axis"] % x.ndim
+    return TensorSI(x.shape[:axis] + idx.shape + x.shape[axis + 1:], x.dtype)
+
+
+def _broadcast_to(args, attrs):
+    x = _tensor(args[0])
+    shape = args[1].values
+    np.broadcast_shapes(x.shape, shape)  # raises ValueError when not broadcastable
+    return TensorSI(shape, x.dtype)
+
+
+def _full(args, attrs):
+    return TensorSI(args[0].values, attrs["dtype"] or _tensor(args[1]).dtype)
+
+
+def _pad(args, attrs):
+    x = _tensor(args[0])
+    pw = attrs["pad_width"]
+    if len(pw) != 2 * x.ndim:
+        raise ValueError(f"nn.pad: pad_width has {len(pw)} values for a {x.ndim}-d tensor")
+    return TensorSI([s + pw[2 * i] + pw[2 * i + 1] for i, s in enumerate(x.shape)], x.dtype)
+
+
+def _attention(args, attrs):
+    q, v = _tensor(args[0]), _tensor(args[2])
+    for name, t in zip(("query", "key", "value"), args[:3]):
+        if _tensor(t).ndim != 4:
+            raise ValueError(f"nn.attention: the {name} must be 4-d [batch, seq, heads, head_dim]")
+    if len(args) == 4 and _tensor(args[3]).ndim != 4:
+        raise ValueError("nn.attention: the bias must be 4-d [batch, heads, seq_q, seq_kv]")
+    b, s, n, _ = q.shape
+    return TensorSI((b, s, n, v.shape[3]), q.dtype)
+
+
+_register("relax.astype", [("dtype", None)], _astype)
+for _c in ("relax.equal", "relax.not_equal", "relax.less", "relax.less_equal", "relax.greater",
+           "relax.greater_equal"):
+    _register(_c, [], _compare)
+for _b in ("relax.logical_and", "relax.logical_or", "relax.maximum", "relax.minimum", "relax.power"):
+    _register(_b, [], _broadcast)
+_register("relax.logical_not", [], _logical_not)
+for _u in ("relax.nn.gelu_tanh", "relax.exp", "relax.sqrt", "relax.rsqrt", "relax.erf", "relax.negative"):
+    _register(_u, [], _same)
+_register("relax.where", [], _where)
+_register("relax.take", [("axis", None)], _take)
+_register("relax.triu", [], _same)
+_register("relax.tril", [], _same)
+_register("relax.sum", [("axis", None), ("keepdims", False)], _reduce)
+_register("relax.max", [("axis", None), ("keepdims", False)], _reduce)
+_register("relax.broadcast_to", [], _broadcast_to)
+_register("relax.full", [("dtype", None)], _full)
+_register("relax.nn.pad", [("pad_width", None), ("pad_value", 0.0), ("pad_mode", "constant")], _pad)
+_ATTENTION_ATTRS = [("scale", None), ("causal_mask", None), ("window_size", None)]
+_register("relax.nn.attention", _ATTENTION_ATTRS, _attention)
+_register("relax.nn.attention_bias", _ATTENTION_ATTRS, _attention)
+
+
 def make_call(op: str, args: Sequence[Expr], **attrs: Any) -> Call:
     """Create ``Call(op, args)`` with attrs in the C++ field order, defaults filled, struct info inferred."""
     opdef = OPS[op]
