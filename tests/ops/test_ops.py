@@ -4,7 +4,8 @@ The cases (one small graph per optype, plus dynamic/multi-output/hostile graphs)
 tests/relax/graphs/cases.py: each is built eagerly with torch on seeded data, so its golden
 outputs are torch's. torch: one generated project per case, tolerance 1e-5. vulkan: all
 static-shape cases merged into one graph (names prefixed per case), one project built and run
-under VK_LAYER_KHRONOS_validation, tolerance 1e-3.
+under VK_LAYER_KHRONOS_validation, tolerance 1e-3 for float32/float16 outputs, exact for integer
+and bool outputs.
 """
 import copy
 import os
@@ -54,6 +55,60 @@ def test_torch_backend_per_op(name, tmp_path):
     assert "PASSED" in run.stdout
 
 
+def _torch_golden_run(tmp_path, case, outputs):
+    """Generates the torch project of `case` with golden outputs `outputs`; runs test_model.py."""
+    write_case(str(tmp_path), case.graph, case.weights, case.inputs, outputs)
+    proc = generate(str(tmp_path), "torch", str(tmp_path / "torch"))
+    assert proc.returncode == 0, proc.stderr
+    return subprocess.run([PY, "test_model.py"], cwd=tmp_path / "torch", capture_output=True, text=True, timeout=300)
+
+
+def test_torch_golden_check_compares_ints_exactly(tmp_path):
+    """argmax's int64 outputs: one index off by one fails, naming the count of differing elements."""
+    case = cases.build_case("argmax")
+    outputs = {k: v.copy() for k, v in case.outputs.items()}
+    first = case.graph["outputs"][0]
+    outputs[first].reshape(-1)[0] += 1
+    run = _torch_golden_run(tmp_path, case, outputs)
+    assert run.returncode == 1, run.stdout
+    assert "argmax: 1 of 8 elements differ" in run.stdout and "FAILED" in run.stdout
+
+
+def test_torch_golden_check_rejects_degenerate_outputs(tmp_path):
+    """A float golden output with max |x| <= 1e-3 cannot catch a wrong result at atol 1e-5: it is
+    reported as an invalid case, even though the model reproduces it."""
+    case = cases.build_case("nn_relu")
+    case = case._replace(inputs={k: v * 1e-4 for k, v in case.inputs.items()})
+    outputs = {k: np.maximum(case.inputs["x:0"], 0) for k in case.outputs}
+    run = _torch_golden_run(tmp_path, case, outputs)
+    assert run.returncode == 1, run.stdout
+    assert "relu: invalid golden case: max |expected| = " in run.stdout and "<= 0.001" in run.stdout
+
+
+@pytest.mark.parametrize("optype", ["nn.nll_loss", "plugin"])
+def test_torch_rejects_ops_without_inference_meaning(optype, tmp_path):
+    """nn.nll_loss (a training loss) and plugin (an extern symbol) stop generation with an error
+    naming the node; nothing is written."""
+    import torch
+    import torch.nn.functional as F
+    from cases_base import Builder
+    b = Builder()
+    x = b.input("x", [4, 3])
+    if optype == "nn.nll_loss":
+        t = b.input("targets", [4], dtype=torch.int64, value=torch.tensor([0, 2, 1, 0]))
+        out = b.node("loss", optype, [x, t], F.nll_loss, attrs={"reduction": "mean", "ignore_index": "-100"})
+        expected = "node \"loss\" (nn.nll_loss): nn.nll_loss is a training loss"
+    else:
+        out = b.node("my_op", optype, [x], torch.relu)
+        expected = "node \"my_op\" (plugin): a plugin op has no meaning without the plugin's own implementation"
+    case = b.finish([out])
+    write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
+    proc = generate(str(tmp_path), "torch", str(tmp_path / "torch"))
+    assert proc.returncode == 1, proc.stderr
+    assert expected in proc.stderr, proc.stderr
+    assert not (tmp_path / "torch").exists()
+
+
 def _prefix_graph(graph, prefix):
     """The graph with every node, tensor and weight name prefixed (inputs split on the last ':')."""
     g = copy.deepcopy(graph)
@@ -76,13 +131,13 @@ def _prefix_graph(graph, prefix):
 
 
 def merged_static_cases():
-    """All cases with static float32 shapes merged into one graph; returns (graph, w, in, out, names)."""
+    """All static-shape cases (every dtype) merged into one graph; returns (graph, w, in, out, names)."""
     merged = {"name": "all_ops", "inputs": [], "outputs": [], "nodes": [], "prims": []}
     weights, inputs, outputs, names = {}, {}, {}, []
     for i, name in enumerate(sorted(cases.CASES)):
         case = cases.build_case(name)
         tensors = [t for n in case.graph["nodes"] for t in n["outputs"] + list(n.get("weights", {}).values())]
-        if case.graph["prims"] or any(t["dtype"] != "float32" or -1 in t["shape"] for t in tensors):
+        if case.graph["prims"] or any(-1 in t["shape"] for t in tensors):
             continue
         prefix = "c%d_" % i
         g = _prefix_graph(case.graph, prefix)
