@@ -340,8 +340,59 @@ void Context::PickPhysicalDevice() {
   if (options_.verbose) std::fprintf(stderr, "msc_vk: using %s\n", Describe().c_str());
 }
 
+namespace {
+
+bool HasDeviceExtension(VkPhysicalDevice dev, const char* name) {
+  uint32_t n = 0;
+  if (vkEnumerateDeviceExtensionProperties(dev, nullptr, &n, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkExtensionProperties> props(n);
+  if (vkEnumerateDeviceExtensionProperties(dev, nullptr, &n, props.data()) != VK_SUCCESS)
+    return false;
+  for (const auto& p : props) {
+    if (std::strcmp(p.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void Context::CreateDevice() {
   const float priority = 1.0f;
+  // Optional features (DeviceFeatures): queried through vkGetPhysicalDeviceFeatures2 (Vulkan
+  // 1.1), enabled when present unless disable_optional_features.
+  VkPhysicalDevice8BitStorageFeaturesKHR f8{};
+  f8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES_KHR;
+  VkPhysicalDevice16BitStorageFeatures f16{};
+  f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+  VkPhysicalDeviceFeatures2 f2{};
+  f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  std::vector<const char*> extensions;
+  const bool v11 = info_.api_version >= VK_API_VERSION_1_1;
+  const bool has_8bit_ext = v11 && HasDeviceExtension(physical_device_, "VK_KHR_8bit_storage");
+  features_.vulkan_1_1 = v11;
+  if (v11 && !options_.disable_optional_features) {
+    f2.pNext = &f16;
+    if (has_8bit_ext) f16.pNext = &f8;
+    vkGetPhysicalDeviceFeatures2(physical_device_, &f2);
+    features_.shader_int64 = f2.features.shaderInt64 == VK_TRUE;
+    features_.storage_buffer_16bit_access = f16.storageBuffer16BitAccess == VK_TRUE;
+    features_.storage_buffer_8bit_access = f8.storageBuffer8BitAccess == VK_TRUE;
+    // Enable exactly these (everything else off).
+    VkPhysicalDeviceFeatures2 enable{};
+    f2.features = enable.features;
+    f2.features.shaderInt64 = features_.shader_int64 ? VK_TRUE : VK_FALSE;
+    f16 = VkPhysicalDevice16BitStorageFeatures{};
+    f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    f16.storageBuffer16BitAccess = features_.storage_buffer_16bit_access ? VK_TRUE : VK_FALSE;
+    f8 = VkPhysicalDevice8BitStorageFeaturesKHR{};
+    f8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES_KHR;
+    f8.storageBuffer8BitAccess = features_.storage_buffer_8bit_access ? VK_TRUE : VK_FALSE;
+    f2.pNext = &f16;
+    if (features_.storage_buffer_8bit_access) {
+      f16.pNext = &f8;
+      extensions.push_back("VK_KHR_8bit_storage");
+    }
+  }
   VkDeviceQueueCreateInfo qci{};
   qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
   qci.queueFamilyIndex = queue_family_;
@@ -351,6 +402,9 @@ void Context::CreateDevice() {
   dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
+  if (features_.vulkan_1_1) dci.pNext = &f2;  // features via the pNext chain, pEnabledFeatures null
+  dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  dci.ppEnabledExtensionNames = extensions.data();
   VkCheck(vkCreateDevice(physical_device_, &dci, nullptr, &device_),
           "vkCreateDevice(" + info_.name + ")");
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);

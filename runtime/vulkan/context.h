@@ -29,6 +29,9 @@ struct ContextOptions {
   bool force_staging = false;  // treat the device as non-UMA (tests the staging-copy paths)
   int tiled_kernels = -1;      // shared-memory tiled GEMM: -1 auto (GPUs only), 0 never, 1 always
   bool verbose = false;        // print the chosen device to stderr
+  // Tests: do not enable the optional features below even when the device has them (as on a
+  // device without them: "+ext" kernels then fail with Error naming the kernel and the feature).
+  bool disable_optional_features = false;
   uint64_t fence_timeout_ns = 120ull * 1000 * 1000 * 1000;  // a GPU job longer than this fails
 };
 
@@ -38,6 +41,17 @@ struct DeviceInfo {
   std::string name;
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
   uint32_t api_version = 0;
+};
+
+// Optional device features enabled at device creation when the device has them. The "+ext"
+// shader variants (int64 / float16 / bool tensors, see shaders/common/dtype.glsl) need all of
+// them and Vulkan 1.1; float32/int32 kernels need none. Program::AddKernel checks a shader's
+// SPIR-V capabilities against these and names the kernel and the missing feature.
+struct DeviceFeatures {
+  bool vulkan_1_1 = false;    // device API >= 1.1 (SPIR-V 1.3 modules), not an optional feature
+  bool shader_int64 = false;  // VkPhysicalDeviceFeatures::shaderInt64
+  bool storage_buffer_16bit_access = false;  // VkPhysicalDevice16BitStorageFeatures
+  bool storage_buffer_8bit_access = false;   // VK_KHR_8bit_storage
 };
 
 // "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other".
@@ -61,6 +75,8 @@ class Context {
   const ContextOptions& options() const { return options_; }
   const DeviceInfo& info() const { return info_; }
   const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
+  // Optional features enabled on the device (see DeviceFeatures).
+  const DeviceFeatures& features() const { return features_; }
 
   // True when device-local memory is host-visible and coherent (CPU devices such as lavapipe,
   // most integrated GPUs): buffers are then mapped and written directly, no staging copies.
@@ -114,6 +130,7 @@ class Context {
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   DeviceInfo info_;
+  DeviceFeatures features_;
   bool uma_ = false;
   VkDevice device_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;

@@ -45,6 +45,52 @@ bool ParseSafetensorsDType(const std::string& name, DType* dtype) {
   return false;
 }
 
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);  // inf / NaN (payload kept)
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);  // normal: rebias 15 -> 127
+  } else if (man == 0) {
+    bits = sign;  // +-0
+  } else {        // subnormal half: normalize
+    exp = 113;
+    while (!(man & 0x400u)) {
+      man <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((man & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t FloatToHalf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t abs = bits & 0x7fffffffu;
+  if (abs >= 0x7f800000u)  // inf / NaN (quiet NaN keeps the top payload bits)
+    return sign |
+           (abs > 0x7f800000u ? static_cast<uint16_t>(0x7e00u | ((abs >> 13) & 0x3ffu)) : 0x7c00u);
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: overflow to inf
+  if (abs < 0x38800000u) {                        // result is subnormal (or zero)
+    if (abs < 0x33000000u) return sign;           // below half the smallest subnormal
+    const uint32_t man = (abs & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126 - (abs >> 23);  // 14..24
+    uint32_t h = man >> shift;
+    const uint32_t rest = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (h & 1u))) ++h;
+    return sign | static_cast<uint16_t>(h);
+  }
+  uint32_t h = ((abs >> 13) - (112u << 10));  // rebias exponent, keep 10 mantissa bits
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // may carry into the exponent
+  return sign | static_cast<uint16_t>(h);
+}
+
 int64_t NumElements(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

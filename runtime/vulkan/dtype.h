@@ -24,6 +24,11 @@ const char* SafetensorsDTypeName(DType dtype);
 // Parses a safetensors dtype name; returns false for names this runtime does not know.
 bool ParseSafetensorsDType(const std::string& name, DType* dtype);
 
+// IEEE 754 binary16 <-> binary32 (float16 tensors are stored as half bits; kernels compute in
+// float32). FloatToHalf rounds to nearest even (as numpy/torch), overflows to +-inf, keeps NaN.
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+
 // Product of the dimensions (1 for a scalar, i.e. an empty shape).
 int64_t NumElements(const Shape& shape);
 // "[1, 3, 224, 224]".

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
+
+#include "dtype.h"
 
 namespace msc_vk {
 
@@ -57,6 +60,16 @@ CompareResult CompareFloat32(const std::string& name, const float* actual, const
     }
   }
   return r;
+}
+
+CompareResult CompareFloat16(const std::string& name, const uint16_t* actual,
+                             const uint16_t* expected, size_t n, Tolerance tol) {
+  std::vector<float> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = HalfToFloat(actual[i]);
+    b[i] = HalfToFloat(expected[i]);
+  }
+  return CompareFloat32(name, a.data(), b.data(), n, tol);
 }
 
 CompareResult CompareExact(const std::string& name, const uint8_t* actual, const uint8_t* expected,

@@ -1,7 +1,8 @@
 // Golden-data comparison: per-output max absolute / max relative error and a pass/fail verdict.
 //
 // An element passes iff |actual - expected| <= atol + rtol * |expected| (numpy.allclose's rule);
-// NaN in either side fails, equal infinities pass. Defaults for float32: atol = rtol = 1e-3.
+// NaN in either side fails, equal infinities pass. Defaults for float32 (and float16, compared
+// after widening to float32): atol = rtol = 1e-3. Integer and bool outputs compare exactly.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,9 @@ struct CompareResult {
 // Compares n float32 values. Sizes are the caller's business (see RunMain for shape checks).
 CompareResult CompareFloat32(const std::string& name, const float* actual, const float* expected,
                              size_t n, Tolerance tol = {});
+// Compares n float16 values (IEEE half bits) with the float32 rule above, after widening.
+CompareResult CompareFloat16(const std::string& name, const uint16_t* actual,
+                             const uint16_t* expected, size_t n, Tolerance tol = {});
 // Compares raw bytes exactly (integer and bool outputs): mismatches = differing elements.
 CompareResult CompareExact(const std::string& name, const uint8_t* actual, const uint8_t* expected,
                            size_t n, size_t element_size);

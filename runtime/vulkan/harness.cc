@@ -74,11 +74,17 @@ int GoldenCheck(Model& model, const MainOptions& opt) {
     std::vector<uint8_t> actual(t.bytes()), expected(t.bytes());
     model.GetOutput(i, actual.data(), actual.size());
     golden.outputs->Read(t.name, t.dtype, t.shape, expected.data(), expected.size());
-    CompareResult r =
-        t.dtype == DType::kFloat32
-            ? CompareFloat32(t.name, reinterpret_cast<const float*>(actual.data()),
-                             reinterpret_cast<const float*>(expected.data()), t.numel(), opt.tol)
-            : CompareExact(t.name, actual.data(), expected.data(), t.numel(), DTypeSize(t.dtype));
+    // float32 / float16 within the tolerance, every other dtype (ints, bool) exactly.
+    CompareResult r;
+    if (t.dtype == DType::kFloat32) {
+      r = CompareFloat32(t.name, reinterpret_cast<const float*>(actual.data()),
+                         reinterpret_cast<const float*>(expected.data()), t.numel(), opt.tol);
+    } else if (t.dtype == DType::kFloat16) {
+      r = CompareFloat16(t.name, reinterpret_cast<const uint16_t*>(actual.data()),
+                         reinterpret_cast<const uint16_t*>(expected.data()), t.numel(), opt.tol);
+    } else {
+      r = CompareExact(t.name, actual.data(), expected.data(), t.numel(), DTypeSize(t.dtype));
+    }
     std::printf("%s\n", r.Summary().c_str());
     pass = pass && r.pass();
   }

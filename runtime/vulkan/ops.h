@@ -2,9 +2,18 @@
 // (specialization constants, texel views), fills the push constants, adds one kernel to the
 // Program and dispatches it on a grid within the device limits. Generated model.cc calls these.
 //
-// Tensors are float32, row-major; conv/pool layouts are NCHW (X, Y) and OIHW (W). Attributes use
-// MSC's meaning and order: padding = {top, left, bottom, right}; strides/dilation = {h, w}.
-// Every shape mismatch throws msc_vk::Error("<optype> '<output name>': ...").
+// Tensors are row-major. Conv/GEMM/pool/normalization ops take float32 (layouts NCHW (X, Y) and
+// OIHW (W)); the elementwise, creation, data-movement and indexing ops take float32, float16,
+// int32, int64 and bool (see "dtypes" below). Attributes use MSC's meaning and order:
+// padding = {top, left, bottom, right}; strides/dilation = {h, w}.
+// Every shape or dtype mismatch throws msc_vk::Error("<optype> '<output name>': ...").
+//
+// dtypes: float16 is storage only (kernels compute in float32 and round to nearest even on
+// store); integers compute in their own width (int64 as 64-bit integers); bool is one byte 0/1.
+// Kernels whose tensors are all float32/int32 need no optional device feature; int64, float16
+// and bool tensors select the "+ext" shader variant, which needs shaderInt64 and 8/16-bit
+// storage (Context::features(); a device without them gets an Error naming the kernel).
+// Index tensors (take, gather, scatter, one_hot) are int32 or int64 with |index| < 2^31.
 //
 // Kernel names (for errors) are the output tensor's name.
 #pragma once
@@ -12,6 +21,8 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "program.h"
@@ -89,21 +100,69 @@ void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_
 
 // ---- elementwise ---------------------------------------------------------------------------
 
-// add / subtract / multiply / divide with numpy broadcasting: y.shape == broadcast(a, b).
+// Binary ops with numpy broadcasting: y.shape == broadcast(a, b). Mixed dtypes compute as torch
+// promotes: arithmetic/bitwise in y's dtype (inputs converted), comparisons in float32 when a or
+// b is a float (else integers), logical ops on `!= 0`.
+// `optype` (also the shader stem): add subtract multiply divide power maximum minimum
+// floor_divide floor_mod (y: a's dtype), equal not_equal greater greater_equal less less_equal
+// (y: bool), logical_and logical_or logical_xor (bool), bitwise_and bitwise_or bitwise_xor
+// (integers, bool). Semantics (NaN, integer rounding): shaders/common/binary.glsl. One dispatch.
+void Binary(Program& p, const std::string& optype, const Tensor& a, const Tensor& b,
+            const Tensor& y);
 void Add(Program& p, const Tensor& a, const Tensor& b, const Tensor& y);
 void Subtract(Program& p, const Tensor& a, const Tensor& b, const Tensor& y);
 void Multiply(Program& p, const Tensor& a, const Tensor& b, const Tensor& y);
 void Divide(Program& p, const Tensor& a, const Tensor& b, const Tensor& y);
+// nn.bias_add: y = x + bias broadcast along `axis` (bias [x.shape[axis]]).
+void BiasAdd(Program& p, const Tensor& x, const Tensor& bias, const Tensor& y, int64_t axis = 1);
 
-// Unary ops: x and y have the same number of elements.
+// Unary ops: x and y have the same number of elements. `optype` (also the shader stem): abs
+// acos acosh asin asinh atan atanh ceil cos cosh erf exp floor log negative round (half to
+// even) rsqrt sign sin sinh sqrt square tan, isfinite isinf isnan (y bool), logical_not,
+// bitwise_not, nn.relu sigmoid tanh nn.gelu nn.gelu_tanh msc.gelu nn.silu nn.selu,
+// nn.leakyrelu (p0 = alpha), nn.softplus (p0 = beta, p1 = threshold), clip (p0 = min, p1 = max).
+// y's dtype is x's (bool for isfinite/isinf/isnan/logical_not); a different y dtype converts
+// as astype. Integer x: abs negative sign square relu clip ceil floor round bitwise_not compute
+// exactly; the others on float32. One dispatch.
+void Unary(Program& p, const std::string& optype, const Tensor& x, const Tensor& y, float p0 = 0,
+           float p1 = 0);
 void Relu(Program& p, const Tensor& x, const Tensor& y);
 void Sigmoid(Program& p, const Tensor& x, const Tensor& y);
 void Tanh(Program& p, const Tensor& x, const Tensor& y);
 void Gelu(Program& p, const Tensor& x, const Tensor& y);
-// clip: y = min(max(x, a_min), a_max); use +-infinity for a missing bound.
+// clip: y = min(max(x, a_min), a_max); use +-infinity for a missing bound (integer x: bounds
+// rounded inward, infinite ones = the dtype's range).
 void Clip(Program& p, const Tensor& x, const Tensor& y, float a_min, float a_max);
+// astype / cast: y = x converted to y's dtype (float -> int truncates toward zero, nonzero and
+// NaN -> true, bool -> 0/1, float32 -> float16 rounds to nearest even).
+void Astype(Program& p, const Tensor& x, const Tensor& y);
+void Cast(Program& p, const Tensor& x, const Tensor& y);
 
-// ---- data movement -------------------------------------------------------------------------
+// where: y = cond ? x1 : x2, the three broadcast together (numpy); x1, x2, y the same dtype;
+// cond bool (any dtype: nonzero is true).
+void Where(Program& p, const Tensor& cond, const Tensor& x1, const Tensor& x2, const Tensor& y);
+// masked_fill: y = mask ? value : x, mask broadcast to x, value a one-element tensor of x's
+// dtype.
+void MaskedFill(Program& p, const Tensor& x, const Tensor& mask, const Tensor& value,
+                const Tensor& y);
+
+// ---- creation ------------------------------------------------------------------------------
+
+// full: y filled with the one element of fill_value, converted to y's dtype.
+void Full(Program& p, const Tensor& fill_value, const Tensor& y);
+// ones / zeros / ones_like / zeros_like (`optype`, also the stem): y filled with `value`.
+void Fill(Program& p, const std::string& optype, const Tensor& y, double value);
+// arange: y[i] = start + i * step (y 1-D with ceil((end - start) / step) elements); float y
+// computes in float32, integer y from start and step truncated to integers.
+void Arange(Program& p, const Tensor& y, double start, double end, double step);
+// one_hot: indices (int32/int64, any shape) -> y with a new dim of `depth` at `axis`:
+// on_value where the index equals the position, else off_value (y's dtype).
+void OneHot(Program& p, const Tensor& indices, const Tensor& y, int64_t depth, int64_t axis,
+            double on_value, double off_value);
+// shape (MSC ShapeExpr): y [n] (int64 or int32) = `values` (n <= 12).
+void ShapeOf(Program& p, const Tensor& y, const std::vector<int64_t>& values);
+
+// ---- data movement (any dtype; x and y the same dtype) --------------------------------------
 
 // reshape / squeeze / expand_dims: same element count; no kernel at all when x and y are the
 // same bytes (the generator may alias them), else a contiguous copy.
@@ -113,13 +172,85 @@ void ExpandDims(Program& p, const Tensor& x, const Tensor& y);
 // permute_dims / transpose: y.shape[i] == x.shape[axes[i]]; empty axes reverse the dims.
 void PermuteDims(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes);
 void Transpose(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes);
-// concat along `axis`: one copy dispatch per (non-empty) input.
+// concat / concatenate along `axis`: one copy dispatch per (non-empty) input.
 void Concat(Program& p, const std::vector<Tensor>& inputs, const Tensor& y, int64_t axis);
+void Concatenate(Program& p, const std::vector<Tensor>& inputs, const Tensor& y, int64_t axis);
+// stack: inputs of one shape stacked along a new dim `axis` of y (negative: counts from the end
+// of y's dims). One copy dispatch per input.
+void Stack(Program& p, const std::vector<Tensor>& inputs, const Tensor& y, int64_t axis);
+// split x along `axis` into `outputs`: sections > 0 = that many equal pieces (numpy
+// array_split rule as relax: ceil-sized pieces, the last smaller); else split before each of
+// `indices` (clamped). One copy dispatch per non-empty piece.
+void Split(Program& p, const Tensor& x, const std::vector<Tensor>& outputs, int64_t sections,
+           const std::vector<int64_t>& indices, int64_t axis);
 // strided_slice (numpy/relax semantics): for each axes[i]: begin[i], end[i], strides[i] (empty
 // strides: 1). Negative indices count from the end; out-of-range ones are clamped.
 void StridedSlice(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& begin,
                   const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
                   const std::vector<int64_t>& axes);
+// broadcast_to: y.shape is a numpy broadcast of x.shape.
+void BroadcastTo(Program& p, const Tensor& x, const Tensor& y);
+// tile (numpy.tile): y.shape[i] = x.shape[i] * repeats[i], shorter repeats / rank left-padded
+// with 1s.
+void Tile(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& repeats);
+// repeat (numpy.repeat): every element repeated `repeats` times along `axis` (nullopt: of the
+// flattened x, y 1-D).
+void Repeat(Program& p, const Tensor& x, const Tensor& y, int64_t repeats,
+            std::optional<int64_t> axis);
+// flip: y = x reversed along `axis`.
+void Flip(Program& p, const Tensor& x, const Tensor& y, int64_t axis);
+// tril / triu / trilu: x with the elements above (tril) / below (triu) the k-th diagonal of
+// the last two dims zeroed; `optype` names the node's op for errors and the shader stem.
+void Trilu(Program& p, const std::string& optype, const Tensor& x, const Tensor& y, int64_t k,
+           bool upper);
+
+// ---- indexing ------------------------------------------------------------------------------
+
+enum class TakeMode { kFast, kClip, kWrap };
+// take: y = x indexed by `indices` (int32/int64, any shape) along `axis` (nullopt: of the
+// flattened x); y.shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]. kFast: negative
+// indices count from the end (torch); kClip: clamped (TVM); kWrap: python modulo. Indices still
+// out of range are clamped (never read outside x).
+void Take(Program& p, const Tensor& x, const Tensor& indices, const Tensor& y,
+          std::optional<int64_t> axis, TakeMode mode = TakeMode::kFast);
+// msc.embedding: y = weight[ids] (weight [num, dim], ids of any shape: int32/int64, or float
+// truncated toward zero as the MSC pattern's astype(int32)) -> ids.shape + [dim] (y may have
+// another shape of as many elements ending in dim: the pattern's trailing reshape); as
+// Take(weight, ids, axis 0).
+void Embedding(Program& p, const Tensor& ids, const Tensor& weight, const Tensor& y);
+// gather_elements (torch.gather): y[c] = x[c with c[axis] = indices[c]]; y.shape ==
+// indices.shape, indices.shape[d] <= x.shape[d] off the axis. Negative indices count from the
+// end.
+void GatherElements(Program& p, const Tensor& x, const Tensor& indices, const Tensor& y,
+                    int64_t axis);
+// gather_nd (ONNX GatherND / relax): indices [..., M]; y = x at the index tuples, after
+// `batch_dims` leading batch dims: y.shape = indices.shape[:-1] + x.shape[batch_dims + M:].
+void GatherND(Program& p, const Tensor& x, const Tensor& indices, const Tensor& y,
+              int64_t batch_dims);
+// scatter_elements: y = x with, for each index position c of `indices` (and `updates`, the
+// same shape), y[c with c[axis] = indices[c]] = (or combined by `reduction`: update, add, mul,
+// mean, max, min) updates[c], applied in index order (TVM). Two dispatches (copy, scatter).
+void ScatterElements(Program& p, const Tensor& x, const Tensor& indices, const Tensor& updates,
+                     const Tensor& y, int64_t axis, const std::string& reduction = "update");
+// scatter_nd (ONNX ScatterND / relax): indices [..., M], updates indices.shape[:-1] +
+// x.shape[M:]; reduction update, add, mul, max, min. Two dispatches.
+void ScatterND(Program& p, const Tensor& x, const Tensor& indices, const Tensor& updates,
+               const Tensor& y, const std::string& reduction = "update");
+// argmax / argmin along `axis` (nullopt: of the flattened x) -> y int64 (or int32), first
+// occurrence of the extreme; NaN counts as the extreme (torch). keepdims selects y's rank.
+void ArgMax(Program& p, const Tensor& x, const Tensor& y, std::optional<int64_t> axis,
+            bool keepdims);
+void ArgMin(Program& p, const Tensor& x, const Tensor& y, std::optional<int64_t> axis,
+            bool keepdims);
+// cumsum along `axis` (nullopt: of the flattened x, y 1-D); exclusive: the sum of the elements
+// before. y's dtype may differ from x's (the sum is computed in y's dtype).
+void Cumsum(Program& p, const Tensor& x, const Tensor& y, std::optional<int64_t> axis,
+            bool exclusive = false);
+// topk: the k largest (smallest) elements along `axis`, sorted (ties: lower index first);
+// values (x's dtype) and/or indices (int32/int64; null: not produced), both x.shape with the
+// axis dim = k. One dispatch, O(L) work per element (L = x.shape[axis]).
+void TopK(Program& p, const Tensor& x, const Tensor* values, const Tensor* indices, int64_t k,
+          int64_t axis, bool largest = true);
 
 // ---- helpers shared by the implementation (exposed for tests and custom ops) ---------------
 

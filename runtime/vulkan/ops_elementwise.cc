@@ -1,11 +1,18 @@
-// Binary (shaders/common/binary.glsl) and unary (shaders/common/unary.glsl) elementwise ops.
+// Elementwise ops: binary (shaders/common/binary.glsl), unary and conversions
+// (shaders/common/unary.glsl), where / masked_fill (shaders/common/where.glsl) and the creation
+// ops (shaders/common/fill.glsl, unary.glsl for full, one_hot.glsl, shape.comp).
+#include <cmath>
+#include <limits>
+
+#include "error.h"
 #include "ops_internal.h"
+#include "shader_registry.h"
 
 namespace msc_vk {
 namespace ops {
 namespace {
 
-using detail::CheckFloat32;
+using detail::DTypeCode;
 using detail::Fail;
 using detail::U32;
 
@@ -18,9 +25,59 @@ std::vector<int64_t> BroadcastStrides(const Shape& t, const Shape& out) {
   return s;
 }
 
-void Binary(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
-            const Tensor& y) {
-  CheckFloat32(optype, y, {&a, &b, &y});
+// ---- binary ----------------------------------------------------------------------------------
+
+enum class Kind { kArith, kCompare, kLogical, kBitwise };
+struct BinaryDef {
+  const char* optype;
+  uint32_t code;  // shaders/common/binary.glsl B_*
+  Kind kind;
+};
+constexpr BinaryDef kBinary[] = {
+    {"add", 0, Kind::kArith},
+    {"subtract", 1, Kind::kArith},
+    {"multiply", 2, Kind::kArith},
+    {"divide", 3, Kind::kArith},
+    {"power", 4, Kind::kArith},
+    {"maximum", 5, Kind::kArith},
+    {"minimum", 6, Kind::kArith},
+    {"floor_divide", 7, Kind::kArith},
+    {"floor_mod", 8, Kind::kArith},
+    {"equal", 9, Kind::kCompare},
+    {"not_equal", 10, Kind::kCompare},
+    {"greater", 11, Kind::kCompare},
+    {"greater_equal", 12, Kind::kCompare},
+    {"less", 13, Kind::kCompare},
+    {"less_equal", 14, Kind::kCompare},
+    {"logical_and", 15, Kind::kLogical},
+    {"logical_or", 16, Kind::kLogical},
+    {"logical_xor", 17, Kind::kLogical},
+    {"bitwise_and", 18, Kind::kBitwise},
+    {"bitwise_or", 19, Kind::kBitwise},
+    {"bitwise_xor", 20, Kind::kBitwise},
+};
+
+bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat16; }
+
+// Dtype rules (torch promotion, as the relax backend's casts): arithmetic and bitwise ops
+// compute in y's dtype (the promoted one; inputs of other dtypes are converted), comparisons in
+// float32 when an input is a float else in integers, logical ops on truth values; comparisons
+// and logical ops produce bool.
+void BinaryImpl(Program& p, const BinaryDef& def, const char* stem, const Tensor& a,
+                const Tensor& b, const Tensor& y) {
+  const char* optype = def.optype;
+  const uint32_t at = DTypeCode(optype, y, a), bt = DTypeCode(optype, y, b),
+                 ct = DTypeCode(optype, y, y);
+  if (def.kind == Kind::kBitwise) {
+    for (const Tensor* t : {&a, &b, &y}) {
+      if (IsFloat(t->dtype)) Fail(optype, y, "takes integer or bool tensors, got " + t->Describe());
+    }
+  }
+  if ((def.kind == Kind::kCompare || def.kind == Kind::kLogical) && y.dtype != DType::kBool)
+    Fail(optype, y, "output " + y.Describe() + " must be bool");
+  const bool fdom = def.kind == Kind::kArith     ? IsFloat(y.dtype)
+                    : def.kind == Kind::kCompare ? IsFloat(a.dtype) || IsFloat(b.dtype)
+                                                 : false;
   Shape out;
   if (!detail::BroadcastShapes(a.shape, b.shape, &out) || out != y.shape) {
     Fail(optype, y,
@@ -28,72 +85,393 @@ void Binary(Program& p, const char* optype, const char* stem, const Tensor& a, c
              b.Describe());
   }
   const int64_t total = y.numel();
+  if (total == 0) return;
   struct {
-    uint32_t shape[4], a_stride[4], b_stride[4], total, div_m[4], div_s[4];
+    uint32_t shape[6], a_stride[6], b_stride[6], total, div_m[6], div_s;
   } push{};
   push.total = U32(total, optype, y, "elements");
-  uint32_t mode = 0;
-  if (total % 4 == 0 && a.numel() == total && b.numel() == total)
+  // vec4 modes: float32 arithmetic only (binary.glsl MODE 1..4).
+  const bool f32 = a.dtype == DType::kFloat32 && b.dtype == DType::kFloat32 &&
+                   y.dtype == DType::kFloat32 && def.kind == Kind::kArith;
+  uint32_t mode = 0, ndims = 6;
+  if (f32 && total % 4 == 0 && a.numel() == total && b.numel() == total)
     mode = 1;
-  else if (total % 4 == 0 && a.numel() == total && b.numel() == 1)
+  else if (f32 && total % 4 == 0 && a.numel() == total && b.numel() == 1)
     mode = 2;
-  else if (total % 4 == 0 && a.numel() == 1 && b.numel() == total)
+  else if (f32 && total % 4 == 0 && a.numel() == 1 && b.numel() == total)
     mode = 3;
   if (mode == 0) {
     detail::Collapsed c = detail::Collapse(
-        out, {BroadcastStrides(a.shape, out), BroadcastStrides(b.shape, out)}, optype, y);
-    for (int d = 0; d < 4; ++d) {
-      push.shape[d] = U32(c.shape[d], optype, y, "dim");
+        out, {BroadcastStrides(a.shape, out), BroadcastStrides(b.shape, out)}, optype, y, 6);
+    const detail::NdIndex nd = detail::MakeNdIndex(c.shape, optype, y);
+    for (int d = 0; d < 6; ++d) {
+      push.shape[d] = nd.shape[d];
+      push.div_m[d] = nd.div_m[d];
       push.a_stride[d] = U32(c.strides[0][d], optype, y, "stride");
       push.b_stride[d] = U32(c.strides[1][d], optype, y, "stride");
-      const detail::MagicDivider m = detail::MakeMagicDivider(push.shape[d]);
-      push.div_m[d] = m.m;
-      push.div_s[d] = m.s;
     }
-    if (c.shape[3] % 4 == 0) mode = 4;  // 4 outputs per invocation along the innermost dim
+    push.div_s = nd.div_s;
+    ndims = nd.ndims;
+    if (f32 && c.shape[5] % 4 == 0) mode = 4;  // 4 outputs per invocation along the innermost dim
   }
-  const View va = (mode == 1 || mode == 2 || mode == 4) ? View::kTexelVec4 : View::kTexelFloat;
-  const View vb = (mode == 1 || mode == 3 || mode == 4) ? View::kTexelVec4 : View::kTexelFloat;
-  detail::Launch(p, stem, {InTexel(a, va), InTexel(b, vb), Out(y)}, push, {mode},
+  const View va = (mode == 1 || mode == 2 || mode == 4) ? View::kTexelUvec4 : View::kTexelUint;
+  const View vb = (mode == 1 || mode == 3 || mode == 4) ? View::kTexelUvec4 : View::kTexelUint;
+  const std::string s = detail::VariantStem(stem, detail::NeedsExt({&a, &b, &y}));
+  detail::Launch(p, s.c_str(), {InTexel(a, va), InTexel(b, vb), Out(y)}, push,
+                 {mode, def.code, at, bt, ct, fdom ? 1u : 0u, ndims},
                  Grid1D(p.context(), mode == 0 ? total : total / 4, 64), y);
 }
 
-void Unary(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
-           float p0 = 0, float p1 = 0) {
-  CheckFloat32(optype, y, {&x, &y});
-  if (x.numel() != y.numel())
+const BinaryDef& FindBinary(const std::string& optype, const Tensor& y) {
+  for (const BinaryDef& d : kBinary) {
+    if (optype == d.optype) return d;
+  }
+  throw Error("binary op '" + optype + "' for '" + y.name + "' is not a Vulkan binary op");
+}
+
+// ---- unary -----------------------------------------------------------------------------------
+
+enum class Domain { kFloat, kInt, kBoolOnly, kPredicate };
+struct UnaryDef {
+  const char* optype;
+  uint32_t code;  // shaders/common/unary.glsl U_*
+  // kFloat: any numeric x (integers converted to float32), y's dtype = x's;
+  // kInt: also exact on integers; kBoolOnly: logical/bitwise not (y = x's dtype, no floats
+  // for bitwise_not); kPredicate: isfinite/isinf/isnan (y bool).
+  Domain domain;
+};
+constexpr UnaryDef kUnary[] = {
+    {"astype", 0, Domain::kInt},
+    {"cast", 0, Domain::kInt},
+    {"full", 0, Domain::kInt},
+    {"abs", 1, Domain::kInt},
+    {"acos", 2, Domain::kFloat},
+    {"acosh", 3, Domain::kFloat},
+    {"asin", 4, Domain::kFloat},
+    {"asinh", 5, Domain::kFloat},
+    {"atan", 6, Domain::kFloat},
+    {"atanh", 7, Domain::kFloat},
+    {"ceil", 8, Domain::kInt},
+    {"cos", 9, Domain::kFloat},
+    {"cosh", 10, Domain::kFloat},
+    {"erf", 11, Domain::kFloat},
+    {"exp", 12, Domain::kFloat},
+    {"floor", 13, Domain::kInt},
+    {"log", 14, Domain::kFloat},
+    {"negative", 15, Domain::kInt},
+    {"round", 16, Domain::kInt},
+    {"rsqrt", 17, Domain::kFloat},
+    {"sign", 18, Domain::kInt},
+    {"sin", 19, Domain::kFloat},
+    {"sinh", 20, Domain::kFloat},
+    {"sqrt", 21, Domain::kFloat},
+    {"square", 22, Domain::kInt},
+    {"tan", 23, Domain::kFloat},
+    {"isfinite", 24, Domain::kPredicate},
+    {"isinf", 25, Domain::kPredicate},
+    {"isnan", 26, Domain::kPredicate},
+    {"logical_not", 27, Domain::kPredicate},
+    {"bitwise_not", 28, Domain::kBoolOnly},
+    {"nn.relu", 29, Domain::kInt},
+    {"sigmoid", 30, Domain::kFloat},
+    {"tanh", 31, Domain::kFloat},
+    {"nn.gelu", 32, Domain::kFloat},
+    {"nn.gelu_tanh", 33, Domain::kFloat},
+    {"msc.gelu", 33, Domain::kFloat},
+    {"nn.silu", 34, Domain::kFloat},
+    {"nn.leakyrelu", 35, Domain::kFloat},
+    {"nn.softplus", 36, Domain::kFloat},
+    {"nn.selu", 37, Domain::kFloat},
+    {"clip", 38, Domain::kInt},
+};
+
+const UnaryDef& FindUnary(const std::string& optype, const Tensor& y) {
+  for (const UnaryDef& d : kUnary) {
+    if (optype == d.optype) return d;
+  }
+  throw Error("unary op '" + optype + "' for '" + y.name + "' is not a Vulkan unary op");
+}
+
+struct UnaryPush {
+  uint32_t total;
+  float p0, p1;
+  uint32_t i_lo[2], i_hi[2];
+};
+
+// Integer clip bounds: a_min rounded up, a_max down, infinite ones = the dtype's range.
+void IntBounds(DType d, float lo, float hi, UnaryPush* push) {
+  const double min = d == DType::kInt64 ? -9223372036854775808.0 : -2147483648.0;
+  const double max = d == DType::kInt64 ? 9223372036854775807.0 : 2147483647.0;
+  auto to_int = [&](double v) -> int64_t {
+    if (std::isnan(v) || v <= min)
+      return d == DType::kInt64 ? std::numeric_limits<int64_t>::min()
+                                : std::numeric_limits<int32_t>::min();
+    if (v >= max)
+      return d == DType::kInt64 ? std::numeric_limits<int64_t>::max()
+                                : std::numeric_limits<int32_t>::max();
+    return static_cast<int64_t>(v);
+  };
+  detail::Words64(to_int(std::ceil(static_cast<double>(lo))), push->i_lo);
+  detail::Words64(to_int(std::floor(static_cast<double>(hi))), push->i_hi);
+}
+
+void UnaryImpl(Program& p, const UnaryDef& def, const Tensor& x, const Tensor& y, float p0,
+               float p1, bool x_scalar = false) {
+  const char* optype = def.optype;
+  const uint32_t xt = DTypeCode(optype, y, x), yt = DTypeCode(optype, y, y);
+  const bool conversion = def.code == 0;  // astype / cast / full: y's dtype is free
+  if (!conversion) {
+    if (def.domain == Domain::kBoolOnly && IsFloat(x.dtype))
+      Fail(optype, y, "takes integer or bool inputs, got " + x.Describe());
+    const DType want = def.domain == Domain::kPredicate ? DType::kBool : x.dtype;
+    // A float op on an integer input may produce a float output (torch's promotion).
+    const bool promoted = def.domain == Domain::kFloat && !IsFloat(x.dtype) && IsFloat(y.dtype);
+    if (y.dtype != want && !promoted)
+      Fail(optype, y, "output " + y.Describe() + " must be " + DTypeName(want));
+  }
+  if (x_scalar) {
+    if (x.numel() != 1) Fail(optype, y, "fill value " + x.Describe() + " must have one element");
+  } else if (x.numel() != y.numel()) {
     Fail(optype, y, "input " + x.Describe() + " and output differ in size");
+  }
   const int64_t total = y.numel();
-  const bool vec4 = total % 4 == 0;
+  if (total == 0) return;
+  UnaryPush push{U32(total, optype, y, "elements"), p0, p1, {0, 0}, {0, 0}};
+  if (def.code == 38 && !IsFloat(x.dtype)) IntBounds(x.dtype, p0, p1, &push);
+  // vec4: float32 -> float32 with a float-valued op.
+  const bool vec4 = !x_scalar && x.dtype == DType::kFloat32 && y.dtype == DType::kFloat32 &&
+                    total % 4 == 0 && def.domain != Domain::kPredicate &&
+                    def.domain != Domain::kBoolOnly;
+  const std::string stem = detail::VariantStem(ShaderStem(optype), detail::NeedsExt({&x, &y}));
+  detail::Launch(p, stem.c_str(), {InTexel(x, vec4 ? View::kTexelUvec4 : View::kTexelUint), Out(y)},
+                 push, {vec4 ? 1u : 0u, def.code, xt, yt, x_scalar ? 1u : 0u},
+                 Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
+}
+
+// ---- fill (shaders/common/fill.glsl) -------------------------------------------------------
+
+void FillImpl(Program& p, const char* optype, const Tensor& y, double start, double step) {
+  const uint32_t yt = DTypeCode(optype, y, y);
+  const int64_t total = y.numel();
+  if (total == 0) return;
   struct {
     uint32_t total;
-    float p0, p1;
-  } push{U32(total, optype, y, "elements"), p0, p1};
-  detail::Launch(p, stem, {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), Out(y)}, push,
-                 {vec4 ? 1u : 0u}, Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
+    float f_start, f_step;
+    uint32_t i_start[2], i_step[2];
+  } push{U32(total, optype, y, "elements"),
+         static_cast<float>(start),
+         static_cast<float>(step),
+         {0, 0},
+         {0, 0}};
+  auto to_int = [](double v) {
+    return std::isfinite(v) ? static_cast<int64_t>(std::trunc(v)) : int64_t{0};
+  };
+  detail::Words64(to_int(start), push.i_start);
+  detail::Words64(to_int(step), push.i_step);
+  const std::string stem = detail::VariantStem(ShaderStem(optype), detail::NeedsExt({&y}));
+  detail::Launch(p, stem.c_str(), {Out(y)}, push, {yt}, Grid1D(p.context(), total, 64), y);
 }
 
 }  // namespace
 
+// ---- binary ----------------------------------------------------------------------------------
+
+void Binary(Program& p, const std::string& optype, const Tensor& a, const Tensor& b,
+            const Tensor& y) {
+  const BinaryDef& def = FindBinary(optype, y);
+  BinaryImpl(p, def, def.optype, a, b, y);
+}
 void Add(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
-  Binary(p, "add", "add", a, b, y);
+  Binary(p, "add", a, b, y);
 }
 void Subtract(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
-  Binary(p, "subtract", "subtract", a, b, y);
+  Binary(p, "subtract", a, b, y);
 }
 void Multiply(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
-  Binary(p, "multiply", "multiply", a, b, y);
+  Binary(p, "multiply", a, b, y);
 }
 void Divide(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
-  Binary(p, "divide", "divide", a, b, y);
+  Binary(p, "divide", a, b, y);
 }
 
-void Relu(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "nn.relu", "nn/relu", x, y); }
-void Sigmoid(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "sigmoid", "sigmoid", x, y); }
-void Tanh(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "tanh", "tanh", x, y); }
-void Gelu(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "nn.gelu", "nn/gelu", x, y); }
+void BiasAdd(Program& p, const Tensor& x, const Tensor& bias, const Tensor& y, int64_t axis) {
+  const char* op = "nn.bias_add";
+  const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
+  if (bias.numel() != x.shape[ax] || bias.shape.size() > 1) {
+    Fail(op, y,
+         "bias " + bias.Describe() + " must be 1-D with x.shape[" + std::to_string(ax) +
+             "] = " + std::to_string(x.shape[ax]) + " elements");
+  }
+  if (y.shape != x.shape) Fail(op, y, "output " + y.Describe() + " must have x's shape");
+  Tensor b = bias;  // [C] viewed as [C, 1, ..., 1] for numpy broadcasting
+  b.shape.assign(x.shape.size() - ax, 1);
+  b.shape[0] = x.shape[ax];
+  BinaryDef def = FindBinary("add", y);
+  def.optype = op;
+  BinaryImpl(p, def, "nn/bias_add", x, b, y);
+}
+
+// ---- unary -----------------------------------------------------------------------------------
+
+void Unary(Program& p, const std::string& optype, const Tensor& x, const Tensor& y, float p0,
+           float p1) {
+  UnaryImpl(p, FindUnary(optype, y), x, y, p0, p1);
+}
+void Relu(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "nn.relu", x, y); }
+void Sigmoid(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "sigmoid", x, y); }
+void Tanh(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "tanh", x, y); }
+void Gelu(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "nn.gelu", x, y); }
 void Clip(Program& p, const Tensor& x, const Tensor& y, float a_min, float a_max) {
-  Unary(p, "clip", "clip", x, y, a_min, a_max);
+  Unary(p, "clip", x, y, a_min, a_max);
+}
+void Astype(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "astype", x, y); }
+void Cast(Program& p, const Tensor& x, const Tensor& y) { Unary(p, "cast", x, y); }
+
+// ---- where / masked_fill ---------------------------------------------------------------------
+
+namespace {
+
+void WhereImpl(Program& p, const char* optype, const char* stem, const Tensor& cond,
+               const Tensor& a, const Tensor& b, const Tensor& y) {
+  const uint32_t ct = DTypeCode(optype, y, cond), at = DTypeCode(optype, y, a),
+                 bt = DTypeCode(optype, y, b), yt = DTypeCode(optype, y, y);
+  Shape ab, out;
+  if (!detail::BroadcastShapes(a.shape, b.shape, &ab) ||
+      !detail::BroadcastShapes(cond.shape, ab, &out) || out != y.shape) {
+    Fail(optype, y,
+         "output " + y.Describe() + " is not the broadcast of " + cond.Describe() + ", " +
+             a.Describe() + " and " + b.Describe());
+  }
+  const int64_t total = y.numel();
+  if (total == 0) return;
+  detail::Collapsed c =
+      detail::Collapse(out,
+                       {BroadcastStrides(cond.shape, out), BroadcastStrides(a.shape, out),
+                        BroadcastStrides(b.shape, out)},
+                       optype, y, 6);
+  const detail::NdIndex nd = detail::MakeNdIndex(c.shape, optype, y);
+  struct {
+    uint32_t shape[6], c_stride[6], a_stride[6], b_stride[6], total, div_m[6], div_s;
+  } push{};
+  for (int d = 0; d < 6; ++d) {
+    push.shape[d] = nd.shape[d];
+    push.div_m[d] = nd.div_m[d];
+    push.c_stride[d] = U32(c.strides[0][d], optype, y, "stride");
+    push.a_stride[d] = U32(c.strides[1][d], optype, y, "stride");
+    push.b_stride[d] = U32(c.strides[2][d], optype, y, "stride");
+  }
+  push.div_s = nd.div_s;
+  push.total = U32(total, optype, y, "elements");
+  const std::string s = detail::VariantStem(stem, detail::NeedsExt({&cond, &a, &b, &y}));
+  detail::Launch(p, s.c_str(),
+                 {detail::InElems(cond), detail::InElems(a), detail::InElems(b), Out(y)}, push,
+                 {ct, static_cast<uint32_t>(DTypeSize(y.dtype)), at, bt, yt, nd.ndims},
+                 Grid1D(p.context(), total, 64), y);
+}
+
+}  // namespace
+
+void Where(Program& p, const Tensor& cond, const Tensor& x1, const Tensor& x2, const Tensor& y) {
+  WhereImpl(p, "where", "where", cond, x1, x2, y);
+}
+
+void MaskedFill(Program& p, const Tensor& x, const Tensor& mask, const Tensor& value,
+                const Tensor& y) {
+  const char* op = "masked_fill";
+  if (value.numel() != 1)
+    Fail(op, y, "value " + value.Describe() + " must have exactly one element");
+  if (y.shape != x.shape) Fail(op, y, "output " + y.Describe() + " must have x's shape");
+  Tensor v = value;
+  v.shape = {};
+  WhereImpl(p, op, "masked_fill", mask, v, x, y);
+}
+
+// ---- creation --------------------------------------------------------------------------------
+
+void Full(Program& p, const Tensor& fill_value, const Tensor& y) {
+  UnaryImpl(p, FindUnary("full", y), fill_value, y, 0, 0, /*x_scalar=*/true);
+}
+
+void Fill(Program& p, const std::string& optype, const Tensor& y, double value) {
+  static const char* const kOps[] = {"ones", "zeros", "ones_like", "zeros_like"};
+  for (const char* op : kOps) {
+    if (optype == op) return FillImpl(p, op, y, value, 0.0);
+  }
+  throw Error("fill op '" + optype + "' for '" + y.name +
+              "' is not one of ones, zeros, ones_like, zeros_like");
+}
+
+void Arange(Program& p, const Tensor& y, double start, double end, double step) {
+  const char* op = "arange";
+  if (step == 0 || !std::isfinite(step)) Fail(op, y, "step must be finite and nonzero");
+  const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((end - start) / step)));
+  if (y.shape != Shape{n}) {
+    Fail(op, y,
+         "output " + y.Describe() + " does not match the computed shape " + ShapeToString({n}));
+  }
+  if (!IsFloat(y.dtype) && (start != std::trunc(start) || step != std::trunc(step))) {
+    Fail(op, y, "integer output " + y.Describe() + " needs integral start and step");
+  }
+  FillImpl(p, op, y, start, step);
+}
+
+void OneHot(Program& p, const Tensor& indices, const Tensor& y, int64_t depth, int64_t axis,
+            double on_value, double off_value) {
+  const char* op = "one_hot";
+  detail::CheckIndices(op, y, indices, "indices");
+  const uint32_t yt = DTypeCode(op, y, y);
+  const int64_t ax = detail::NormAxis(axis, indices.shape.size() + 1, op, y);
+  Shape expect = indices.shape;
+  expect.insert(expect.begin() + ax, depth);
+  if (depth < 1 || y.shape != expect) {
+    Fail(op, y,
+         "output " + y.Describe() + " does not match the computed shape " + ShapeToString(expect));
+  }
+  const int64_t total = y.numel();
+  if (total == 0) return;
+  int64_t inner = 1;
+  for (size_t d = ax + 1; d < y.shape.size(); ++d) inner *= y.shape[d];
+  struct {
+    uint32_t total, depth, inner;
+    float f_on, f_off;
+    uint32_t i_on[2], i_off[2], div_m[2], div_s[2];
+  } push{};
+  push.total = U32(total, op, y, "elements");
+  push.depth = U32(depth, op, y, "depth");
+  push.inner = U32(inner, op, y, "inner size");
+  push.f_on = static_cast<float>(on_value);
+  push.f_off = static_cast<float>(off_value);
+  detail::Words64(static_cast<int64_t>(on_value), push.i_on);
+  detail::Words64(static_cast<int64_t>(off_value), push.i_off);
+  const detail::MagicDivider mi = detail::MakeMagicDivider(push.inner),
+                             md = detail::MakeMagicDivider(push.depth);
+  push.div_m[0] = mi.m;
+  push.div_s[0] = mi.s;
+  push.div_m[1] = md.m;
+  push.div_s[1] = md.s;
+  const std::string stem = detail::VariantStem("one_hot", detail::NeedsExt({&y}));
+  detail::Launch(p, stem.c_str(), {detail::InElems(indices), Out(y)}, push, {yt},
+                 Grid1D(p.context(), total, 64), y);
+}
+
+void ShapeOf(Program& p, const Tensor& y, const std::vector<int64_t>& values) {
+  const char* op = "shape";
+  const uint32_t yt = DTypeCode(op, y, y);
+  if (y.dtype != DType::kInt64 && y.dtype != DType::kInt32)
+    Fail(op, y, "output " + y.Describe() + " must be int64 or int32");
+  const int64_t n = static_cast<int64_t>(values.size());
+  if (y.shape != Shape{n})
+    Fail(op, y, "output " + y.Describe() + " must be [" + std::to_string(n) + "]");
+  if (n > 12) Fail(op, y, "at most 12 dims are supported");
+  if (n == 0) return;
+  struct {
+    uint32_t n;
+    uint32_t values[24];
+  } push{};
+  push.n = static_cast<uint32_t>(n);
+  for (int64_t i = 0; i < n; ++i) detail::Words64(values[i], push.values + 2 * i);
+  // int64 output is written as raw words: the plain variant suffices.
+  detail::Launch(p, "shape", {Out(y)}, push, {yt}, {1, 1, 1}, y);
 }
 
 }  // namespace ops

@@ -96,7 +96,8 @@ struct GemmPush {
 // right-aligned against y's and broadcast (stride 0) where they are 1.
 void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, const Shape& a_batch,
           const Tensor& b, const Shape& b_batch, const Tensor* bias, const Tensor& y,
-          const Shape& y_batch, int64_t M, int64_t N, int64_t K, bool trans_b, Activation act) {
+          const Shape& y_batch, int64_t M, int64_t N, int64_t K, bool trans_b, Activation act,
+          bool trans_a = false) {
   const size_t nb = y_batch.size();
   std::vector<int64_t> as(nb, 0), bs(nb, 0);
   int64_t a_step = M * K, b_step = K * N;
@@ -130,7 +131,7 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   push.act_max = act.max;
   // GPUs: shared-memory tiles of 64x64 (16x16 invocations); CPU devices: 16x8 register blocks.
   const bool tiled = p.context().use_tiled_kernels();
-  const bool vec4 = !tiled && K % 4 == 0 && N % 4 == 0;
+  const bool vec4 = !tiled && !trans_a && K % 4 == 0 && N % 4 == 0;
   const View view = vec4 ? View::kTexelVec4 : View::kTexelFloat;
   std::vector<Binding> bindings = {InTexel(a, view), InTexel(b, view)};
   if (bias) bindings.push_back(InTexel(*bias));
@@ -144,7 +145,7 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
                                       U32(batch, optype, y, "grid z")};
   detail::Launch(p, stem, std::move(bindings), push,
                  {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u,
-                  tiled ? 16u : 64u, tiled ? 16u : 1u},
+                  tiled ? 16u : 64u, tiled ? 16u : 1u, trans_a ? 1u : 0u},
                  grid, y);
 }
 
@@ -167,11 +168,13 @@ void LinearLike(Program& p, const char* optype, const char* stem, const Tensor& 
 }
 
 void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
-                const Tensor& y, bool trans_b, Activation act) {
+                const Tensor& y, bool trans_b, Activation act, bool trans_a = false) {
   CheckFloat32(optype, y, {&a, &b, &y});
   if (a.shape.empty() || b.shape.empty()) Fail(optype, y, "operands must have at least one dim");
   const bool a1 = a.shape.size() == 1, b1 = b.shape.size() == 1;
-  const int64_t M = a1 ? 1 : a.dim(-2), K = a.dim(-1);
+  trans_a = trans_a && !a1;
+  const int64_t M = a1 ? 1 : (trans_a ? a.dim(-1) : a.dim(-2));
+  const int64_t K = trans_a ? a.dim(-2) : a.dim(-1);
   const int64_t N = b1 ? 1 : (trans_b ? b.dim(-2) : b.dim(-1));
   const int64_t Kb = b1 ? b.dim(0) : (trans_b ? b.dim(-1) : b.dim(-2));
   if (K != Kb) Fail(optype, y, "inner dims differ: " + a.Describe() + " @ " + b.Describe());
@@ -186,10 +189,25 @@ void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& 
   if (!b1) expect.push_back(N);
   if (y.shape != expect)
     Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
-  Gemm(p, optype, stem, a, a_batch, b, b_batch, nullptr, y, batch, M, N, K, trans_b && !b1, act);
+  Gemm(p, optype, stem, a, a_batch, b, b_batch, nullptr, y, batch, M, N, K, trans_b && !b1, act,
+       trans_a);
 }
 
 }  // namespace
+
+namespace detail {
+
+void ConvImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
+              const Tensor* bias, const Tensor& y, const Conv2dAttrs& a) {
+  Conv(p, optype, stem, x, w, bias, y, a);
+}
+
+void MatmulImpl(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
+                const Tensor& y, bool transpose_a, bool transpose_b, Activation act) {
+  MatmulLike(p, optype, stem, a, b, y, transpose_b, act, transpose_a);
+}
+
+}  // namespace detail
 
 void Conv2d(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dAttrs& a) {
   Conv(p, "nn.conv2d", "nn/conv2d", x, w, nullptr, y, a);

@@ -78,7 +78,7 @@ bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out) {
 }
 
 Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides,
-                   const char* optype, const Tensor& y) {
+                   const char* optype, const Tensor& y, size_t max_dims) {
   Collapsed c;
   c.strides.resize(strides.size());
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -94,12 +94,13 @@ Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& 
       for (size_t k = 0; k < strides.size(); ++k) c.strides[k].push_back(strides[k][d]);
     }
   }
-  if (c.shape.size() > 4) {
+  if (max_dims == 0) return c;
+  if (c.shape.size() > max_dims) {
     Fail(optype, y,
          "the access pattern needs " + std::to_string(c.shape.size()) +
-             " dims after collapsing; the shader handles 4");
+             " dims after collapsing; the shader handles " + std::to_string(max_dims));
   }
-  while (c.shape.size() < 4) {
+  while (c.shape.size() < max_dims) {
     c.shape.insert(c.shape.begin(), 1);
     for (auto& s : c.strides) s.insert(s.begin(), 0);
   }
@@ -117,6 +118,78 @@ MagicDivider MakeMagicDivider(uint32_t d) {
 
 bool SameBytes(const Tensor& a, const Tensor& b) {
   return a.buffer == b.buffer && a.offset == b.offset && a.bytes() == b.bytes();
+}
+
+uint32_t DTypeCode(const char* optype, const Tensor& y, const Tensor& t) {
+  if (!t.buffer) Fail(optype, y, "tensor " + t.Describe() + " has no buffer");
+  switch (t.dtype) {
+    case DType::kFloat32:
+      return 0;
+    case DType::kFloat16:
+      return 1;
+    case DType::kInt32:
+      return 2;
+    case DType::kInt64:
+      return 3;
+    case DType::kBool:
+      return 4;
+    default:
+      Fail(optype, y,
+           "tensor " + t.Describe() + " is " + DTypeName(t.dtype) +
+               "; the Vulkan kernels take float32, float16, int32, int64 and bool");
+  }
+}
+
+bool NeedsExt(std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* t : tensors) {
+    if (t->dtype != DType::kFloat32 && t->dtype != DType::kInt32) return true;
+  }
+  return false;
+}
+
+std::string VariantStem(const std::string& stem, bool ext) { return ext ? stem + "+ext" : stem; }
+
+void CheckIndices(const char* optype, const Tensor& y, const Tensor& t, const char* role) {
+  if (!t.buffer) Fail(optype, y, "tensor " + t.Describe() + " has no buffer");
+  if (t.dtype != DType::kInt32 && t.dtype != DType::kInt64)
+    Fail(optype, y, std::string(role) + " " + t.Describe() + " must be int32 or int64");
+}
+
+void CheckSameDType(const char* optype, const Tensor& y,
+                    std::initializer_list<const Tensor*> tensors) {
+  DTypeCode(optype, y, y);
+  for (const Tensor* t : tensors) {
+    DTypeCode(optype, y, *t);
+    if (t->dtype != y.dtype) {
+      Fail(optype, y,
+           "input " + t->Describe() + " and output " + y.Describe() + " differ in dtype");
+    }
+  }
+}
+
+void Words64(int64_t v, uint32_t out[2]) {
+  const uint64_t u = static_cast<uint64_t>(v);
+  out[0] = static_cast<uint32_t>(u);
+  out[1] = static_cast<uint32_t>(u >> 32);
+}
+
+NdIndex MakeNdIndex(const std::vector<int64_t>& shape, const char* optype, const Tensor& y) {
+  if (shape.size() > 6) {
+    Fail(optype, y,
+         "the index space has " + std::to_string(shape.size()) + " dims; the shader handles 6");
+  }
+  NdIndex n{};
+  n.div_s = 0;
+  for (int d = 0; d < 6; ++d) {
+    const int lead = 6 - static_cast<int>(shape.size());
+    n.shape[d] = d < lead ? 1 : U32(shape[d - lead], optype, y, "dim");
+    const MagicDivider m = MakeMagicDivider(n.shape[d]);
+    n.div_m[d] = m.m;
+    n.div_s |= m.s << (5 * d);
+  }
+  n.ndims = 6;
+  while (n.ndims > 1 && n.shape[6 - n.ndims] == 1) --n.ndims;
+  return n;
 }
 
 }  // namespace detail

@@ -29,15 +29,16 @@ std::vector<int64_t> ContiguousStrides(const Shape& shape);
 // numpy broadcast of two shapes; false when incompatible.
 bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out);
 
-// An index space of <= 4 dims with one stride vector per operand.
+// An index space of <= max_dims dims with one stride vector per operand.
 struct Collapsed {
-  std::vector<int64_t> shape;                 // exactly 4 dims, outermost first (padded with 1)
-  std::vector<std::vector<int64_t>> strides;  // per operand, 4 each (padded with 0)
+  std::vector<int64_t> shape;  // exactly max_dims dims, outermost first (padded with 1)
+  std::vector<std::vector<int64_t>> strides;  // per operand, max_dims each (padded with 0)
 };
 // Drops size-1 dims, merges dims d, d+1 where every operand has stride[d] == stride[d+1] *
-// shape[d+1], and pads to 4 dims. Fails when more than 4 dims remain.
+// shape[d+1], and pads to max_dims dims. Fails when more than max_dims dims remain (with
+// max_dims = 0: never fails, no padding).
 Collapsed Collapse(const Shape& shape, const std::vector<std::vector<int64_t>>& strides,
-                   const char* optype, const Tensor& y);
+                   const char* optype, const Tensor& y, size_t max_dims = 4);
 
 // Magic numbers for shaders/common/util.glsl FastDiv(n, m, s) == n / d (n < 2^31, 1 <= d < 2^31):
 // s = ceil(log2 d), m = floor(2^32 * (2^s - d) / d) + 1, n / d = (umulhi(n, m) + n) >> s.
@@ -48,6 +49,43 @@ MagicDivider MakeMagicDivider(uint32_t d);
 
 // True when both tensors are the same bytes of the same buffer.
 bool SameBytes(const Tensor& a, const Tensor& b);
+
+// Shared implementations (ops_gemm.cc, ops_nn.cc) reused by ops_nn_ext.h's 1-D / variant ops
+// with their own optype (for errors) and shader stem.
+void ConvImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
+              const Tensor* bias, const Tensor& y, const Conv2dAttrs& a);
+void MatmulImpl(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
+                const Tensor& y, bool transpose_a, bool transpose_b, Activation act);
+void PoolImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
+              const Pool2dAttrs& a, bool adaptive);
+
+// ---- dtype-generic kernels (shaders/common/dtype.glsl) -------------------------------------
+
+// The shader's dtype code of t (float32 0, float16 1, int32 2, int64 3, bool 4); Fail for the
+// other dtypes and for a tensor without a buffer.
+uint32_t DTypeCode(const char* optype, const Tensor& y, const Tensor& t);
+// Whether a kernel over these tensors needs the "+ext" shader variant: some dtype is not
+// float32/int32 (see shaders/common/dtype.glsl).
+bool NeedsExt(std::initializer_list<const Tensor*> tensors);
+// `stem` or `stem`+"+ext".
+std::string VariantStem(const std::string& stem, bool ext);
+// t must be an int32/int64 tensor with a buffer (`role`: "indices").
+void CheckIndices(const char* optype, const Tensor& y, const Tensor& t, const char* role);
+// All tensors must have the same dtype as `y` (data movement).
+void CheckSameDType(const char* optype, const Tensor& y,
+                    std::initializer_list<const Tensor*> tensors);
+// A read-only raw-element texel binding (View::kTexelUint).
+inline Binding InElems(const Tensor& t) { return InTexel(t, View::kTexelUint); }
+// Two little-endian words of a 64-bit integer (push constants).
+void Words64(int64_t v, uint32_t out[2]);
+
+// A <= 6-dim index space as shaders/common/nd.glsl decomposes it: shape padded with leading
+// 1s, FastDiv magic per dim and the 5-bit shifts packed into one word.
+struct NdIndex {
+  uint32_t shape[6], div_m[6], div_s;
+  uint32_t ndims;  // dims after dropping the leading size-1 ones (>= 1): the NDIMS spec constant
+};
+NdIndex MakeNdIndex(const std::vector<int64_t>& shape, const char* optype, const Tensor& y);
 
 // Adds a kernel for shader `stem` and dispatches it on `grid`; the kernel is named y.name.
 template <class P>

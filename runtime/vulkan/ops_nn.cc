@@ -1,5 +1,5 @@
-// BatchNorm, pooling, Softmax and Mean (shaders nn/batch_norm, common/pool2d.glsl, nn/softmax,
-// mean).
+// BatchNorm, pooling and Softmax (shaders nn/batch_norm, common/pool2d.glsl, nn/softmax); Mean
+// lives with the other reductions in ops_reduce.cc.
 #include <algorithm>
 
 #include "ops_internal.h"
@@ -70,6 +70,15 @@ void Pool(Program& p, const char* optype, const char* stem, const Tensor& x, con
 
 }  // namespace
 
+namespace detail {
+
+void PoolImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
+              const Pool2dAttrs& a, bool adaptive) {
+  Pool(p, optype, stem, x, y, a, adaptive);
+}
+
+}  // namespace detail
+
 void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& beta,
                const Tensor& mean, const Tensor& var, const Tensor& y, int64_t axis,
                double epsilon) {
@@ -124,57 +133,6 @@ void Softmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis) {
          U32(inner, op, y, "inner")};
   detail::Launch(p, "nn/softmax", {InTexel(x), Out(y)}, push, {},
                  Grid1D(p.context(), outer * inner, 64), y);
-}
-
-void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
-          bool keepdims) {
-  const char* op = "mean";
-  CheckFloat32(op, y, {&x, &y});
-  std::vector<bool> reduced(x.shape.size(), axes.empty());
-  for (int64_t a : axes) reduced[detail::NormAxis(a, x.shape.size(), op, y)] = true;
-  Shape expect;
-  int64_t count = 1;
-  for (size_t d = 0; d < x.shape.size(); ++d) {
-    if (reduced[d]) count *= x.shape[d];
-    if (!reduced[d])
-      expect.push_back(x.shape[d]);
-    else if (keepdims)
-      expect.push_back(1);
-  }
-  if (y.shape != expect)
-    Fail(op, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
-  if (count == 0) Fail(op, y, "mean over zero elements");
-  // Collapse runs of dims with the same reduced/kept status (and drop size-1 dims).
-  std::vector<int64_t> shape;
-  std::vector<bool> mask;
-  for (size_t d = 0; d < x.shape.size(); ++d) {
-    if (x.shape[d] == 1) continue;
-    if (!shape.empty() && mask.back() == reduced[d]) {
-      shape.back() *= x.shape[d];
-    } else {
-      shape.push_back(x.shape[d]);
-      mask.push_back(reduced[d]);
-    }
-  }
-  if (shape.size() > 4)
-    Fail(op, y,
-         "reduction pattern needs " + std::to_string(shape.size()) + " dims; the shader handles 4");
-  while (shape.size() < 4) {
-    shape.insert(shape.begin(), 1);
-    mask.insert(mask.begin(), false);
-  }
-  struct {
-    uint32_t shape[4];
-    uint32_t reduce_mask, total;
-    float scale;
-  } push{};
-  for (int d = 0; d < 4; ++d) {
-    push.shape[d] = U32(shape[d], op, y, "dim");
-    if (mask[d]) push.reduce_mask |= 1u << d;
-  }
-  push.total = U32(y.numel(), op, y, "output elements");
-  push.scale = static_cast<float>(1.0 / static_cast<double>(count));
-  detail::Launch(p, "mean", {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), y.numel(), 64), y);
 }
 
 }  // namespace ops

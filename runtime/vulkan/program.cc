@@ -30,12 +30,85 @@ bool OverlapsAny(const Range& r, const std::vector<Range>& list) {
 // cover whole texels (vec4 views round up to 16 bytes, staying inside the buffer).
 VkDeviceSize BoundRange(const Binding& b) {
   const Tensor& t = b.tensor;
-  const VkDeviceSize texel = b.view == View::kTexelVec4 ? 16 : 4;
+  const VkDeviceSize texel = b.view == View::kStorage ? 4 : TexelBytes(b.view, t);
   VkDeviceSize range = t.bytes() < texel ? texel : t.bytes();
   if (b.view != View::kStorage) range = (range + texel - 1) / texel * texel;
   VkDeviceSize left = t.buffer->size() - t.offset;
   if (b.view != View::kStorage) left = left / texel * texel;
   return range < left ? range : left;
+}
+
+VkFormat TexelFormat(View view, const Tensor& t) {
+  switch (view) {
+    case View::kTexelFloat:
+      return VK_FORMAT_R32_SFLOAT;
+    case View::kTexelVec4:
+      return VK_FORMAT_R32G32B32A32_SFLOAT;
+    case View::kTexelUvec4:
+      return VK_FORMAT_R32G32B32A32_UINT;
+    case View::kTexelUint:
+      switch (DTypeSize(t.dtype)) {
+        case 1:
+          return VK_FORMAT_R8_UINT;
+        case 2:
+          return VK_FORMAT_R16_UINT;
+        case 4:
+          return VK_FORMAT_R32_UINT;
+        default:
+          return VK_FORMAT_R32G32_UINT;
+      }
+    default:
+      return VK_FORMAT_UNDEFINED;
+  }
+}
+
+const char* TexelFormatName(VkFormat f) {
+  switch (f) {
+    case VK_FORMAT_R32_SFLOAT:
+      return "R32_SFLOAT";
+    case VK_FORMAT_R32G32B32A32_SFLOAT:
+      return "R32G32B32A32_SFLOAT";
+    case VK_FORMAT_R32G32B32A32_UINT:
+      return "R32G32B32A32_UINT";
+    case VK_FORMAT_R8_UINT:
+      return "R8_UINT";
+    case VK_FORMAT_R16_UINT:
+      return "R16_UINT";
+    case VK_FORMAT_R32_UINT:
+      return "R32_UINT";
+    case VK_FORMAT_R32G32_UINT:
+      return "R32G32_UINT";
+    default:
+      return "?";
+  }
+}
+
+// The optional device feature a SPIR-V capability needs, or nullptr when it needs none the
+// runtime knows of (Shader, SampledBuffer, ...). Sets *enabled from the context.
+const char* CapabilityFeature(uint32_t cap, const DeviceFeatures& f, bool* enabled) {
+  switch (cap) {
+    case 11:  // Int64
+      *enabled = f.shader_int64;
+      return "shaderInt64 (64-bit integer arithmetic)";
+    case 4433:  // StorageBuffer16BitAccess
+      *enabled = f.storage_buffer_16bit_access;
+      return "storageBuffer16BitAccess (16-bit storage buffer access)";
+    case 4448:  // StorageBuffer8BitAccess
+      *enabled = f.storage_buffer_8bit_access;
+      return "storageBuffer8BitAccess (VK_KHR_8bit_storage)";
+    case 9:     // Float16
+    case 10:    // Float64
+    case 22:    // Int16
+    case 39:    // Int8
+    case 4434:  // UniformAndStorageBuffer16BitAccess
+    case 4449:  // UniformAndStorageBuffer8BitAccess
+      *enabled = false;
+      return "a feature the runtime does not enable (SPIR-V capability "
+             "Float16/Float64/Int16/Int8/UniformAndStorageBuffer*BitAccess)";
+    default:
+      *enabled = true;
+      return nullptr;
+  }
 }
 
 VkDescriptorType DescriptorType(View view) {
@@ -53,6 +126,20 @@ void GlobalBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccess
 }
 
 }  // namespace
+
+uint32_t TexelBytes(View view, const Tensor& t) {
+  switch (view) {
+    case View::kTexelFloat:
+      return 4;
+    case View::kTexelVec4:
+    case View::kTexelUvec4:
+      return 16;
+    case View::kTexelUint:
+      return static_cast<uint32_t>(DTypeSize(t.dtype));
+    default:
+      return 0;
+  }
+}
 
 uint32_t SpecFloat(float value) {
   uint32_t bits;
@@ -84,6 +171,22 @@ Kernel& Program::AddKernelSpirv(const std::string& stem, const uint32_t* words, 
   const std::string label = "kernel '" + (name.empty() ? stem : name) + "' (shader '" + stem + "')";
   if (finalized_) throw Error(label + ": cannot add kernels after the program was recorded");
   const ShaderInfo info = ReflectShader(stem, words, word_count);
+  const DeviceFeatures& features = ctx_.features();
+  if (info.spirv_version > 0x00010000u && !features.vulkan_1_1) {
+    throw Error(label + ": the shader is SPIR-V " + std::to_string(info.spirv_version >> 16) + "." +
+                std::to_string((info.spirv_version >> 8) & 0xffu) +
+                ", which needs a Vulkan 1.1 device; " + ctx_.info().name + " is not");
+  }
+  for (uint32_t cap : info.capabilities) {
+    bool enabled = true;
+    const char* feature = CapabilityFeature(cap, features, &enabled);
+    if (!enabled) {
+      throw Error(label + ": needs the Vulkan device feature " + feature + ", which device " +
+                  ctx_.info().name +
+                  " does not support (needed for int64 / float16 / bool tensors; float32 and "
+                  "int32 kernels need no optional feature)");
+    }
+  }
   // The optimizer may drop unused bindings, so the shader's set must be a subset of 0..N-1.
   if (!info.bindings.empty() && info.bindings.back() >= bindings.size()) {
     std::string declared;
@@ -103,8 +206,19 @@ Kernel& Program::AddKernelSpirv(const std::string& stem, const uint32_t* words, 
         throw Error(label + ": binding " + std::to_string(i) +
                     " is a texel view, which is read-only");
       }
-      const VkDeviceSize texels =
-          BoundRange(bindings[i]) / (bindings[i].view == View::kTexelVec4 ? 16 : 4);
+      if (bindings[i].view == View::kTexelUvec4 && DTypeSize(t.dtype) != 4) {
+        throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() +
+                    ") has a uvec4 texel view, which needs 4-byte elements");
+      }
+      const VkFormat format = TexelFormat(bindings[i].view, t);
+      VkFormatProperties fp{};
+      vkGetPhysicalDeviceFormatProperties(ctx_.physical_device(), format, &fp);
+      if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT)) {
+        throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() + "): device " +
+                    ctx_.info().name + " cannot read format " + TexelFormatName(format) +
+                    " as a uniform texel buffer");
+      }
+      const VkDeviceSize texels = BoundRange(bindings[i]) / TexelBytes(bindings[i].view, t);
       if (texels > max_texels) {
         throw Error(label + ": binding " + std::to_string(i) + " (" + t.Describe() + ") has " +
                     std::to_string(texels) +
@@ -262,8 +376,7 @@ void Program::WriteDescriptorSets() {
         VkBufferViewCreateInfo vci{};
         vci.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO;
         vci.buffer = t.buffer->handle();
-        vci.format =
-            b.view == View::kTexelVec4 ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R32_SFLOAT;
+        vci.format = TexelFormat(b.view, t);
         vci.offset = t.offset;
         vci.range = BoundRange(b);
         VkCheck(vkCreateBufferView(ctx_.device(), &vci, nullptr, &views[i]), "vkCreateBufferView");

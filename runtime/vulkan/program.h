@@ -7,7 +7,9 @@
 //   prog.Run();                        // records on first call; one vkQueueSubmit + fence wait
 //
 // AddKernel() finds the embedded shader by stem (ShaderStem: "nn.conv2d" and "nn/conv2d" are the
-// same), checks that every binding the shader declares is < N for the N bindings given, and
+// same), checks that every binding the shader declares is < N for the N bindings given and that
+// the device enabled every optional feature the shader's SPIR-V capabilities need (Int64,
+// 8/16-bit storage: Context::features(); else Error naming the kernel and the feature), and
 // creates (or reuses) a compute pipeline for (shader, specialization constants, push size).
 // Each binding is a Tensor view (buffer, byte offset, byte range) with its access mode.
 //
@@ -40,10 +42,13 @@ class Context;
 enum class Access { kRead, kWrite, kReadWrite };
 
 // How the shader sees a binding: a storage buffer (`buffer { float x[]; }`), or a read-only
-// uniform texel buffer (`uniform samplerBuffer`, texelFetch) of float (R32_SFLOAT) or vec4
-// (R32G32B32A32_SFLOAT) texels. Texel fetches are gathers on CPU devices, far cheaper there
-// than storage-buffer loads; kernels use them for their big read-only operands.
-enum class View { kStorage, kTexelFloat, kTexelVec4 };
+// uniform texel buffer (texelFetch) of float (R32_SFLOAT) or vec4 (R32G32B32A32_SFLOAT) texels
+// (`uniform samplerBuffer`), or of raw element bits (`uniform usamplerBuffer`): kTexelUint has
+// one texel per element in the unsigned format of the tensor's element size (R8_UINT,
+// R16_UINT, R32_UINT, R32G32_UINT for 1/2/4/8 bytes), kTexelUvec4 four 4-byte elements per
+// texel (R32G32B32A32_UINT). Texel fetches are gathers on CPU devices, far cheaper there than
+// storage-buffer loads; kernels use them for their big read-only operands.
+enum class View { kStorage, kTexelFloat, kTexelVec4, kTexelUint, kTexelUvec4 };
 
 struct Binding {
   Tensor tensor;
@@ -56,6 +61,9 @@ inline Binding InOut(const Tensor& t) { return {t, Access::kReadWrite, View::kSt
 inline Binding InTexel(const Tensor& t, View view = View::kTexelFloat) {
   return {t, Access::kRead, view};
 }
+
+// Bytes per texel of a texel view of `t` (0 for kStorage).
+uint32_t TexelBytes(View view, const Tensor& t);
 
 // Specialization constant values; element i is constant_id i (int/uint as is, float via SpecFloat).
 using SpecConstants = std::vector<uint32_t>;

@@ -29,26 +29,31 @@ std::vector<std::string> EmbeddedShaderStems() {
 
 const ShaderCode& GetEmbeddedShader(const std::string& optype_or_stem) {
   if (const ShaderCode* code = FindEmbeddedShader(optype_or_stem)) return *code;
-  std::string list;
-  for (const std::string& s : EmbeddedShaderStems()) list += (list.empty() ? "" : ", ") + s;
+  std::string list;  // the ops (stems without their "+ext" variants)
+  for (const std::string& s : EmbeddedShaderStems()) {
+    if (s.find('+') == std::string::npos) list += (list.empty() ? "" : ", ") + s;
+  }
   throw Error("no Vulkan shader for op '" + optype_or_stem + "' (expected runtime/vulkan/shaders/" +
               ShaderStem(optype_or_stem) +
               ".comp); embedded shaders: " + (list.empty() ? "none" : list));
 }
 
 ShaderInfo ReflectShader(const std::string& stem, const uint32_t* words, size_t word_count) {
-  constexpr uint32_t kMagic = 0x07230203, kOpExecutionMode = 16, kOpDecorate = 71;
+  constexpr uint32_t kMagic = 0x07230203, kOpExecutionMode = 16, kOpDecorate = 71,
+                     kOpCapability = 17;
   constexpr uint32_t kLocalSize = 17, kBinding = 33;
   if (word_count < 5 || words[0] != kMagic) {
     throw Error("shader '" + stem + "' is not a SPIR-V module (bad magic number or too short)");
   }
   ShaderInfo info;
+  info.spirv_version = words[1];
   for (size_t i = 5; i < word_count;) {
     const uint32_t count = words[i] >> 16, op = words[i] & 0xffffu;
     if (count == 0 || i + count > word_count) {
       throw Error("shader '" + stem + "' is a truncated SPIR-V module (instruction at word " +
                   std::to_string(i) + ")");
     }
+    if (op == kOpCapability && count >= 2) info.capabilities.push_back(words[i + 1]);
     if (op == kOpDecorate && count >= 4 && words[i + 2] == kBinding)
       info.bindings.push_back(words[i + 3]);
     if (op == kOpExecutionMode && count >= 6 && words[i + 2] == kLocalSize) {

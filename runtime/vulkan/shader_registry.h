@@ -33,11 +33,14 @@ const ShaderCode& GetEmbeddedShader(const std::string& optype_or_stem);
 // All embedded stems, sorted.
 std::vector<std::string> EmbeddedShaderStems();
 
-// What the runtime reads from a SPIR-V module: the bindings of descriptor set 0 and the
-// workgroup size (OpExecutionMode LocalSize).
+// What the runtime reads from a SPIR-V module: the bindings of descriptor set 0, the workgroup
+// size (OpExecutionMode LocalSize), the declared capabilities (OpCapability) and the SPIR-V
+// version (header word 1, 0x00010000 = 1.0).
 struct ShaderInfo {
   std::vector<uint32_t> bindings;  // sorted, unique
   uint32_t local_size[3] = {1, 1, 1};
+  std::vector<uint32_t> capabilities;  // SPIR-V Capability enumerants, in module order
+  uint32_t spirv_version = 0;
 };
 // Throws Error naming `stem` when the words are not a SPIR-V module.
 ShaderInfo ReflectShader(const std::string& stem, const uint32_t* words, size_t word_count);

@@ -181,7 +181,8 @@ TEST_CASE("shaders are found by stem; an op without a shader is a clear error") 
   msc_vk::Program p(vkt::Ctx());
   vkt::ExpectError([&] { p.AddKernel("nn.foo", {}, nullptr, 0); },
                    "no Vulkan shader for op 'nn.foo' (expected "
-                   "runtime/vulkan/shaders/nn/foo.comp); embedded shaders: add, ");
+                   "runtime/vulkan/shaders/nn/foo.comp); embedded shaders: abs, acos, ");
+  vkt::ExpectError([&] { p.AddKernel("nn.foo", {}, nullptr, 0); }, ", add, ");  // no +ext variants
 }
 
 TEST_CASE("device limits and bad bindings are errors") {
@@ -202,8 +203,10 @@ TEST_CASE("device limits and bad bindings are errors") {
   struct {
     uint32_t total;
     float a, b;
-  } push{16, 0, 0};
-  msc_vk::Kernel& k = p.AddKernel("nn/relu", {msc_vk::InTexel(x), msc_vk::Out(y)}, push, {0});
+    uint32_t i_lo[2], i_hi[2];
+  } push{16, 0, 0, {0, 0}, {0, 0}};  // shaders/common/unary.glsl
+  msc_vk::Kernel& k = p.AddKernel(
+      "nn/relu", {msc_vk::InTexel(x, msc_vk::View::kTexelUint), msc_vk::Out(y)}, push, {0});
   vkt::ExpectError([&] { p.Dispatch(k, 70000); }, "exceeds the device's maxComputeWorkGroupCount");
   vkt::ExpectError([&] { msc_vk::MakeTensor(ar.buffer(), "odd", msc_vk::DType::kFloat32, {4}, 4); },
                    "is not a multiple of the device's minStorageBufferOffsetAlignment");

@@ -6,6 +6,11 @@
 # {stem, words, word_count} entry per shader, stem = path below <dir> without ".comp"
 # ("nn/conv2d"). <target> must link msc_vk_runtime (for shader_registry.h).
 # A stem without a .comp file is a configure-time error naming the expected path.
+#
+# Variants: a .comp containing the line "// msc_vk:variants ext" is compiled twice: as <stem>
+# (float32/int32 kernels, needs no optional device feature) and as "<stem>+ext" with
+# -DMSC_VK_EXT=1 --target-env=vulkan1.1 (every dtype: 8/16-bit storage and 64-bit integers, see
+# shaders/common/dtype.glsl). The runtime picks the +ext stem only for tensors that need it.
 include_guard(GLOBAL)
 
 
@@ -32,24 +37,40 @@ function(msc_vk_embed_shaders target)
   set(embed_script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/embed_spirv.cmake)
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/msc_vk_spv/${target})
   set(spvs "")
+  set(all_variants "")
   foreach(stem ${stems})
     set(src ${ARG_SHADER_DIR}/${stem}.comp)
     if(NOT EXISTS ${src})
       message(FATAL_ERROR "msc_vk_embed_shaders(${target}): no shader for '${stem}': expected ${src}")
     endif()
-    set(spv ${out_dir}/${stem}.spv)
-    get_filename_component(spv_dir ${spv} DIRECTORY)
-    file(MAKE_DIRECTORY ${spv_dir})
-    add_custom_command(
-      OUTPUT ${spv}
-      COMMAND ${MSC_VK_GLSLC} --target-env=vulkan1.0 -O -I ${ARG_SHADER_DIR} ${ARG_GLSLC_FLAGS}
-              -MD -MF ${spv}.d -o ${spv} ${src}
-      DEPENDS ${src}
-      DEPFILE ${spv}.d
-      COMMENT "glslc ${stem}.comp"
-      VERBATIM)
-    list(APPEND spvs ${spv})
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})  # variant marker
+    file(STRINGS ${src} ext_marker REGEX "^// msc_vk:variants ext$")
+    set(variants "${stem}")
+    if(ext_marker)
+      list(APPEND variants "${stem}+ext")
+    endif()
+    foreach(variant ${variants})
+      set(spv ${out_dir}/${variant}.spv)
+      get_filename_component(spv_dir ${spv} DIRECTORY)
+      file(MAKE_DIRECTORY ${spv_dir})
+      if(variant MATCHES "\\+ext$")
+        set(variant_flags --target-env=vulkan1.1 -DMSC_VK_EXT=1)
+      else()
+        set(variant_flags --target-env=vulkan1.0)
+      endif()
+      add_custom_command(
+        OUTPUT ${spv}
+        COMMAND ${MSC_VK_GLSLC} ${variant_flags} -O -I ${ARG_SHADER_DIR} ${ARG_GLSLC_FLAGS}
+                -MD -MF ${spv}.d -o ${spv} ${src}
+        DEPENDS ${src}
+        DEPFILE ${spv}.d
+        COMMENT "glslc ${variant}.comp"
+        VERBATIM)
+      list(APPEND spvs ${spv})
+      list(APPEND all_variants ${variant})
+    endforeach()
   endforeach()
+  set(stems ${all_variants})
 
   set(gen ${CMAKE_CURRENT_BINARY_DIR}/msc_vk_shaders_${target}.cc)
   string(REPLACE ";" "," stems_arg "${stems}")

@@ -1,4 +1,5 @@
-// expand_dims: expand_dims (a reshape: contiguous copy).
-// Bindings (X, Y), push and specialization constants: see common/copy.glsl.
+// expand_dims: contiguous copy (none at all when input and output are the same arena bytes).
+// Bindings, push and specialization constants: see common/copy.glsl.
+// msc_vk:variants ext
 #version 450
 #include "common/copy.glsl"

@@ -1,4 +1,5 @@
-// permute_dims: permute_dims (axes; empty axes reverse the dims): strided gather copy.
-// Bindings (X, Y), push and specialization constants: see common/copy.glsl.
+// permute_dims: Y = X with its dims permuted.
+// Bindings, push and specialization constants: see common/copy.glsl.
+// msc_vk:variants ext
 #version 450
 #include "common/copy.glsl"

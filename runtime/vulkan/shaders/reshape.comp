@@ -1,4 +1,5 @@
 // reshape: contiguous copy (none at all when input and output are the same arena bytes).
-// Bindings (X, Y), push and specialization constants: see common/copy.glsl.
+// Bindings, push and specialization constants: see common/copy.glsl.
+// msc_vk:variants ext
 #version 450
 #include "common/copy.glsl"

@@ -1,4 +1,5 @@
-// squeeze: squeeze (a reshape: contiguous copy).
-// Bindings (X, Y), push and specialization constants: see common/copy.glsl.
+// squeeze: contiguous copy (none at all when input and output are the same arena bytes).
+// Bindings, push and specialization constants: see common/copy.glsl.
+// msc_vk:variants ext
 #version 450
 #include "common/copy.glsl"

@@ -1,4 +1,5 @@
-// strided_slice: strided_slice (begin, end, strides, axes; negative steps allowed): strided copy.
-// Bindings (X, Y), push and specialization constants: see common/copy.glsl.
+// strided_slice: Y = X[begin:end:strides] on axes.
+// Bindings, push and specialization constants: see common/copy.glsl.
+// msc_vk:variants ext
 #version 450
 #include "common/copy.glsl"

@@ -1,5 +1,5 @@
-// subtract: C = A - B, numpy broadcasting.
-// Bindings (A, B, C), push and specialization constants: see common/binary.glsl.
+// subtract: C = A - B.
+// Bindings, push and specialization constants: see common/binary.glsl.
+// msc_vk:variants ext
 #version 450
 #include "common/binary.glsl"
-vec4 Op(vec4 a, vec4 b) { return a - b; }

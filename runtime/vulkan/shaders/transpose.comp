@@ -1,4 +1,5 @@
-// transpose: transpose (torch dims swap, as permute_dims): strided gather copy.
-// Bindings (X, Y), push and specialization constants: see common/copy.glsl.
+// transpose: Y = X with its dims permuted.
+// Bindings, push and specialization constants: see common/copy.glsl.
+// msc_vk:variants ext
 #version 450
 #include "common/copy.glsl"

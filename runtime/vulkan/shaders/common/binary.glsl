@@ -1,57 +1,212 @@
-// Elementwise binary op with numpy broadcasting; included by add.comp, subtract.comp,
-// multiply.comp, divide.comp, which define `vec4 Op(vec4 a, vec4 b)` after the include.
+// Elementwise binary ops with numpy broadcasting; included by one 4-line .comp per optype (add,
+// power, equal, nn/bias_add, ...). The op is the specialization constant OP (host:
+// ops::BinaryOp, same numbering), so every stem compiles to the same kernel.
 //
-//   C[i] = Op(A[a_index(i)], B[b_index(i)])        float32, C contiguous, <= 4 (collapsed) dims
+//   C[i] = Op(A[a_index(i)], B[b_index(i)])     dtypes AT, BT, CT; <= 6 (collapsed) dims
 //
-// MODE 0: general: i is decomposed over shape[4] (outermost first, padded with 1s) and each
+// Domain: float32 when FDOM = 1, else ITYPE (bool as 0/1; common/dtype.glsl); the host picks it
+// from the promoted dtype (arithmetic: C's; comparisons: float if A or B is), so mixed input
+// dtypes (int32 + float32, int32 + int64) compute as torch promotes. Both inputs are converted
+// to the domain; arithmetic ops store the domain value converted to CT, comparisons and
+// logical ops store bool.
+// Float semantics follow torch: maximum/minimum propagate NaN; floor_divide and floor_mod use
+// fmod with a sign fix-up (aten div_floor_floating / remainder); power handles negative bases
+// with integer exponents, 0^0 = 1 and 0^negative = inf. Integer divide truncates toward zero
+// (TVM truncdiv), floor_divide/floor_mod round toward -inf; division by zero gives an undefined
+// value (never a fault).
+//
+// MODE 0: general: i is decomposed over shape[6] (outermost first, padded with 1s) and each
 //         input has its own element strides (0 on broadcast dims); one element per invocation,
-//         float texel views.
-// MODE 1: same shape, total % 4 == 0: one vec4 per invocation, vec4 texel views of A and B.
-// MODE 2: B is one element: vec4 view of A, float view of B.
-// MODE 3: A is one element: float view of A, vec4 view of B.
-// MODE 4: general, shape[3] % 4 == 0: four consecutive outputs per invocation (one vec4 store);
-//         vec4 views; an input with innermost stride 1 is one vec4 fetch, else a broadcast float.
-// Bindings: 0 A (texel), 1 B (texel), 2 C (storage). Workgroup (64, 1, 1), 2-D grid folded by
-// LinearId() over total (MODE 0) or total / 4 invocations.
+//         uint texel views (View::kTexelUint).
+// MODE 1..4 (AT = BT = CT = float32, float-valued op, host-chosen):
+// MODE 1: same shape, total % 4 == 0: one uvec4 texel of A and B per invocation.
+// MODE 2: B is one element: uvec4 view of A, uint view of B.
+// MODE 3: A is one element: uint view of A, uvec4 view of B.
+// MODE 4: general, shape[5] % 4 == 0: four consecutive outputs per invocation (one uvec4 store);
+//         uvec4 views; an input with innermost stride 1 is one texel fetch, else a broadcast
+//         element.
+// Bindings: 0 A (texel), 1 B (texel), 2 C (storage). Push: shape[6], a_stride[6], b_stride[6],
+// total, div_m[6], div_s (5-bit shifts packed, common/nd.glsl) = 108 bytes. Workgroup (64, 1, 1),
+// 2-D grid folded by LinearId() over total (MODE 0) or total / 4 invocations.
+#include "dtype.glsl"
 #include "util.glsl"
+#include "nd.glsl"
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const uint MODE = 0;
+layout(constant_id = 1) const uint OP = 0;
+layout(constant_id = 2) const uint AT = DT_F32;
+layout(constant_id = 3) const uint BT = DT_F32;
+layout(constant_id = 4) const uint CT = DT_F32;
+layout(constant_id = 5) const uint FDOM = 1;
+layout(constant_id = 6) const uint NDIMS = 6;  // dims in use (the last NDIMS of shape)
 
-layout(set = 0, binding = 0) uniform samplerBuffer A;
-layout(set = 0, binding = 1) uniform samplerBuffer B;
-layout(std430, set = 0, binding = 2) writeonly buffer BufC { float C[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer BufC4 { vec4 C4[]; };
+layout(set = 0, binding = 0) uniform usamplerBuffer A;
+layout(set = 0, binding = 1) uniform usamplerBuffer B;
+OUTPUT(2, C)
 
 layout(push_constant) uniform Push {
-  uint shape[4];     // output dims, outermost first
-  uint a_stride[4];  // element strides of A per output dim (0: broadcast)
-  uint b_stride[4];
+  uint shape[6];     // output dims, outermost first
+  uint a_stride[6];  // element strides of A per output dim (0: broadcast)
+  uint b_stride[6];
   uint total;        // output elements
-  uint div_m[4];     // FastDiv magic for shape[d]
-  uint div_s[4];
+  uint div_m[6];     // FastDiv magic for shape[d]
+  uint div_s;        // packed shifts
 } p;
 
-vec4 Op(vec4 a, vec4 b);
+// ops::BinaryOp
+const uint B_ADD = 0u, B_SUBTRACT = 1u, B_MULTIPLY = 2u, B_DIVIDE = 3u, B_POWER = 4u,
+           B_MAXIMUM = 5u, B_MINIMUM = 6u, B_FLOOR_DIVIDE = 7u, B_FLOOR_MOD = 8u, B_EQUAL = 9u,
+           B_NOT_EQUAL = 10u, B_GREATER = 11u, B_GREATER_EQUAL = 12u, B_LESS = 13u,
+           B_LESS_EQUAL = 14u, B_LOGICAL_AND = 15u, B_LOGICAL_OR = 16u, B_LOGICAL_XOR = 17u,
+           B_BITWISE_AND = 18u, B_BITWISE_OR = 19u, B_BITWISE_XOR = 20u;
+
+bool IsCompare() { return OP >= B_EQUAL && OP <= B_LESS_EQUAL; }
+bool IsLogical() { return OP >= B_LOGICAL_AND && OP <= B_LOGICAL_XOR; }
+
+float FMod(float a, float b) { return a - b * trunc(a / b); }
+
+float Pow(float a, float b) {
+  if (b == 0.0 || a == 1.0) return 1.0;  // also for a NaN operand (C pow, torch)
+  if (isnan(a) || isnan(b)) return a + b;
+  if (a == 0.0) return b > 0.0 ? 0.0 : 1.0 / 0.0;
+  const float r = exp2(b * log2(abs(a)));
+  if (a > 0.0) return r;
+  if (b != trunc(b)) return 0.0 / 0.0;  // negative base, fractional exponent: NaN
+  return FMod(b, 2.0) == 0.0 ? r : -r;
+}
+
+float OpF(float a, float b) {
+  switch (OP) {
+    case B_ADD: return a + b;
+    case B_SUBTRACT: return a - b;
+    case B_MULTIPLY: return a * b;
+    case B_DIVIDE: return a / b;
+    case B_POWER: return Pow(a, b);
+    case B_MAXIMUM: return isnan(a) || isnan(b) ? a + b : max(a, b);
+    case B_MINIMUM: return isnan(a) || isnan(b) ? a + b : min(a, b);
+    case B_FLOOR_DIVIDE: {
+      // aten div_floor_floating: exact quotient of (a - fmod(a, b)) / b, rounded.
+      if (b == 0.0) return a / b;
+      const float mod = FMod(a, b);
+      float div = (a - mod) / b;
+      if (mod != 0.0 && ((b < 0.0) != (mod < 0.0))) div -= 1.0;
+      if (div == 0.0) return 0.0 * (a / b);  // signed zero
+      float fl = floor(div);
+      if (div - fl > 0.5) fl += 1.0;
+      return fl;
+    }
+    case B_FLOOR_MOD: {
+      // aten remainder: fmod, then the sign of b.
+      const float mod = FMod(a, b);
+      return mod != 0.0 && ((b < 0.0) != (mod < 0.0)) ? mod + b : mod;
+    }
+    default: return a;
+  }
+}
+
+// GLSL leaves % with negative operands undefined: remainders are computed as a - q * b with the
+// truncating quotient q = a / b (OpSDiv).
+ITYPE FloorDivI(ITYPE a, ITYPE b) {
+  if (b == ITYPE(0)) return ITYPE(0);
+  const ITYPE q = a / b, r = a - q * b;
+  return (r != ITYPE(0) && ((r < ITYPE(0)) != (b < ITYPE(0)))) ? q - ITYPE(1) : q;
+}
+
+ITYPE PowI(ITYPE a, ITYPE b) {
+  if (b < ITYPE(0)) return a == ITYPE(1) ? ITYPE(1) : (a == ITYPE(-1) ? ((b & ITYPE(1)) != ITYPE(0) ? ITYPE(-1) : ITYPE(1)) : ITYPE(0));
+  ITYPE r = ITYPE(1), base = a;
+  for (ITYPE e = b; e > ITYPE(0); e >>= 1) {
+    if ((e & ITYPE(1)) != ITYPE(0)) r *= base;
+    base *= base;
+  }
+  return r;
+}
+
+ITYPE OpI(ITYPE a, ITYPE b) {
+  switch (OP) {
+    case B_ADD: return a + b;
+    case B_SUBTRACT: return a - b;
+    case B_MULTIPLY: return a * b;
+    case B_DIVIDE: return b == ITYPE(0) ? ITYPE(0) : a / b;  // truncation (TVM truncdiv)
+    case B_POWER: return PowI(a, b);
+    case B_MAXIMUM: return max(a, b);
+    case B_MINIMUM: return min(a, b);
+    case B_FLOOR_DIVIDE: return FloorDivI(a, b);
+    case B_FLOOR_MOD: return b == ITYPE(0) ? ITYPE(0) : a - FloorDivI(a, b) * b;
+    case B_BITWISE_AND: return a & b;
+    case B_BITWISE_OR: return a | b;
+    case B_BITWISE_XOR: return a ^ b;
+    default: return a;
+  }
+}
+
+bool CompareF(float a, float b) {
+  switch (OP) {
+    case B_EQUAL: return a == b;
+    case B_NOT_EQUAL: return !(a == b);
+    case B_GREATER: return a > b;
+    case B_GREATER_EQUAL: return a >= b;
+    case B_LESS: return a < b;
+    default: return a <= b;
+  }
+}
+
+bool CompareI(ITYPE a, ITYPE b) {
+  switch (OP) {
+    case B_EQUAL: return a == b;
+    case B_NOT_EQUAL: return a != b;
+    case B_GREATER: return a > b;
+    case B_GREATER_EQUAL: return a >= b;
+    case B_LESS: return a < b;
+    default: return a <= b;
+  }
+}
+
+bool Logical(bool a, bool b) {
+  if (OP == B_LOGICAL_AND) return a && b;
+  if (OP == B_LOGICAL_OR) return a || b;
+  return a != b;
+}
+
+void Element(uint ai, uint bi, uint ci) {
+  if (IsLogical()) {
+    StoreB_C(CT, ci, Logical(LoadB(A, AT, ai), LoadB(B, BT, bi)));
+  } else if (FDOM != 0) {
+    const float a = LoadF(A, AT, ai), b = LoadF(B, BT, bi);
+    if (IsCompare()) StoreB_C(CT, ci, CompareF(a, b)); else StoreF_C(CT, ci, OpF(a, b));
+  } else {
+    const ITYPE a = LoadI(A, AT, ai), b = LoadI(B, BT, bi);
+    if (IsCompare()) StoreB_C(CT, ci, CompareI(a, b)); else StoreI_C(CT, ci, OpI(a, b));
+  }
+}
 
 // Element offsets of output element e in A and B.
 void Offsets(uint e, out uint ai, out uint bi) {
   uint rest = e;
   ai = 0;
   bi = 0;
-  [[unroll]] for (int d = 3; d >= 0; --d) {
-    const uint q = FastDiv(rest, p.div_m[d], p.div_s[d]);
-    const uint c = rest - q * p.shape[d];
-    rest = q;
-    ai += c * p.a_stride[d];
-    bi += c * p.b_stride[d];
+  [[unroll]] for (int d = 5; d >= 0; --d) {
+    if (d >= 6 - int(NDIMS)) {  // (a break here stops the driver from unrolling)
+      const uint c = NdStep(rest, p.shape[d], p.div_m[d], p.div_s, d);
+      ai += c * p.a_stride[d];
+      bi += c * p.b_stride[d];
+    }
   }
 }
 
-// Four consecutive elements along the innermost dim starting at element offset o (vec4 view).
-vec4 Fetch4(samplerBuffer t, uint o, uint inner_stride) {
-  const vec4 v = texelFetch(t, int(o >> 2));
+float Fetch1(usamplerBuffer t, uint i) { return uintBitsToFloat(texelFetch(t, int(i)).x); }
+
+// Four consecutive elements along the innermost dim starting at element offset o (uvec4 view).
+vec4 Fetch4(usamplerBuffer t, uint o, uint inner_stride) {
+  const vec4 v = uintBitsToFloat(texelFetch(t, int(o >> 2)));
   return inner_stride == 1 ? v : vec4(v[o & 3u]);
+}
+
+vec4 OpF4(vec4 a, vec4 b) {
+  vec4 r;
+  for (int k = 0; k < 4; ++k) r[k] = OpF(a[k], b[k]);
+  return r;
 }
 
 void main() {
@@ -60,18 +215,18 @@ void main() {
     if (i * 4 >= p.total) return;
     uint ai, bi;
     Offsets(i * 4, ai, bi);
-    C4[i] = Op(Fetch4(A, ai, p.a_stride[3]), Fetch4(B, bi, p.b_stride[3]));
+    C4[i] = floatBitsToUint(OpF4(Fetch4(A, ai, p.a_stride[5]), Fetch4(B, bi, p.b_stride[5])));
     return;
   }
   if (MODE == 0) {
     if (i >= p.total) return;
     uint ai, bi;
     Offsets(i, ai, bi);
-    C[i] = Op(vec4(Fetch(A, ai)), vec4(Fetch(B, bi))).x;
+    Element(ai, bi, i);
     return;
   }
   if (i * 4 >= p.total) return;
-  const vec4 a = MODE == 3 ? vec4(Fetch(A, 0u)) : texelFetch(A, int(i));
-  const vec4 b = MODE == 2 ? vec4(Fetch(B, 0u)) : texelFetch(B, int(i));
-  C4[i] = Op(a, b);
+  const vec4 a = MODE == 3 ? vec4(Fetch1(A, 0u)) : uintBitsToFloat(texelFetch(A, int(i)));
+  const vec4 b = MODE == 2 ? vec4(Fetch1(B, 0u)) : uintBitsToFloat(texelFetch(B, int(i)));
+  C4[i] = floatBitsToUint(OpF4(a, b));
 }

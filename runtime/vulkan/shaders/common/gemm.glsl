@@ -3,6 +3,7 @@
 //
 //   C[b, m, n] = act( sum_k A[b, m, k] * B'[b, k, n] (+ bias[n]) )      float32, row-major
 //   B' = B (B is [.., K, N]) or B^T (TRANS_B = 1: B is [.., N, K], the torch Linear weight layout)
+//   A' = A (A is [.., M, K]) or A^T (TRANS_A = 1: A is [.., K, M]; float views only, VEC4 = 0)
 //
 // Each invocation computes a GEMM_BM x GEMM_BN block of C (16 x 8): the rows are the same for the
 // whole workgroup, the columns differ per invocation. No shared memory (it only costs on CPU
@@ -31,6 +32,7 @@ layout(constant_id = 2) const uint VEC4 = 0;     // 1: vec4 texel views of A and
 layout(constant_id = 3) const uint TILED = 0;    // 1: shared-memory tiled path (local size 16x16)
 layout(constant_id = 4) const uint LOCAL_X = 64;
 layout(constant_id = 5) const uint LOCAL_Y = 1;
+layout(constant_id = 6) const uint TRANS_A = 0;  // 1: A is [K, M] (needs VEC4 = 0)
 
 #define TILE 64
 #define TILE_K 16
@@ -93,7 +95,7 @@ void TiledMain() {
       const uint e = tid + r * 256;
       const uint kk = e % TILE_K, mm = e / TILE_K;  // A: consecutive invocations walk k
       const uint m = m_tile + mm, k = k0 + kk;
-      tile_a[kk][mm] = (m < p.M && k < p.K) ? Fetch(A, a_base + m * p.K + k) : 0.0;
+      tile_a[kk][mm] = (m < p.M && k < p.K) ? Fetch(A, a_base + (TRANS_A != 0 ? k * p.M + m : m * p.K + k)) : 0.0;
       const uint nn = TRANS_B != 0 ? e / TILE_K : e % TILE;
       const uint kb = TRANS_B != 0 ? e % TILE_K : e / TILE;
       const uint n = n_tile + nn, kg = k0 + kb;
@@ -138,7 +140,8 @@ void main() {
     acc[i][1] = vec4(0.0);
   }
   uint arow[GEMM_BM];  // element index of A[b, m, 0] (rows clamped to M - 1)
-  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) arow[i] = a_base + min(m0 + i, p.M - 1) * p.K;
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) arow[i] = a_base + min(m0 + i, p.M - 1) * (TRANS_A != 0 ? 1 : p.K);
+  const uint astep = TRANS_A != 0 ? p.M : 1;  // element step of A along k
   uint ncol[GEMM_BN];  // columns clamped to N - 1
   [[unroll]] for (uint j = 0; j < GEMM_BN; ++j) ncol[j] = min(n0 + j, p.N - 1);
 
@@ -177,7 +180,7 @@ void main() {
     const uint bstep = TRANS_B != 0 ? 1 : p.N;
     for (uint k = 0; k < p.K; ++k) {
       float a[GEMM_BM];
-      [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) a[i] = Fetch(A, arow[i] + k);
+      [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) a[i] = Fetch(A, arow[i] + k * astep);
       vec4 b0, b1;
       [[unroll]] for (uint j = 0; j < 4; ++j) {
         b0[j] = Fetch(B, bidx[j]);

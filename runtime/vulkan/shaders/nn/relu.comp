@@ -1,4 +1,5 @@
-// nn.relu: Y = max(X, 0). Bindings (X, Y), push and specialization constants: see common/unary.glsl.
+// nn.relu: Y = max(X, 0).
+// Bindings, push and specialization constants: see common/unary.glsl.
+// msc_vk:variants ext
 #version 450
 #include "common/unary.glsl"
-vec4 Op(vec4 x) { return max(x, vec4(0.0)); }

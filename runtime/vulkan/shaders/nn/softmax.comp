@@ -1,28 +1,3 @@
-// nn.softmax along one axis: X viewed as [outer, L, inner], L = size of the axis;
-//   Y[o, l, n] = exp(X[o, l, n] - max_l X[o, :, n]) / sum_l exp(X[o, l, n] - max)
-// One (o, n) row per invocation (three passes over L).
-// Bindings: 0 X (texel float), 1 Y (storage). Workgroup (64, 1, 1), 2-D grid folded by
-// LinearId() over outer * inner.
+// nn.softmax along one axis. Bindings (X, Y) and push constants: see common/softmax.glsl.
 #version 450
-#include "common/util.glsl"
-
-layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
-
-layout(set = 0, binding = 0) uniform samplerBuffer X;
-layout(std430, set = 0, binding = 1) writeonly buffer BufY { float Y[]; };
-
-layout(push_constant) uniform Push {
-  uint outer, L, inner;
-} p;
-
-void main() {
-  const uint i = LinearId();
-  if (i >= p.outer * p.inner) return;
-  const uint base = (i / p.inner) * p.L * p.inner + i % p.inner;
-  float m = -1.0 / 0.0;
-  for (uint l = 0, e = base; l < p.L; ++l, e += p.inner) m = max(m, Fetch(X, e));
-  float s = 0.0;
-  for (uint l = 0, e = base; l < p.L; ++l, e += p.inner) s += exp(Fetch(X, e) - m);
-  const float r = 1.0 / s;
-  for (uint l = 0, e = base; l < p.L; ++l, e += p.inner) Y[e] = exp(Fetch(X, e) - m) * r;
-}
+#include "common/softmax.glsl"

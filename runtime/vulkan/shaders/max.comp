@@ -1,0 +1,5 @@
+// max: maximum over axes; keepdims only changes the output shape.
+// Bindings (X, Y), push and specialization constants: see common/reduce.glsl.
+#version 450
+#define REDUCE_OP OP_MAX
+#include "common/reduce.glsl"

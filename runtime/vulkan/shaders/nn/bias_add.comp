@@ -1,0 +1,5 @@
+// nn.bias_add: C = A + B with B [C] broadcast along `axis` (host reshapes B).
+// Bindings, push and specialization constants: see common/binary.glsl.
+// msc_vk:variants ext
+#version 450
+#include "common/binary.glsl"

@@ -1,0 +1,5 @@
+// split: one strided copy per output piece.
+// Bindings, push and specialization constants: see common/copy.glsl.
+// msc_vk:variants ext
+#version 450
+#include "common/copy.glsl"

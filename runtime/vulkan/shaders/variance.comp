@@ -1,0 +1,5 @@
+// variance: population variance over axes (divides by N); keepdims only changes the output shape.
+// Bindings (X, Y), push and specialization constants: see common/reduce.glsl.
+#version 450
+#define REDUCE_OP OP_VARIANCE
+#include "common/reduce.glsl"
