@@ -282,6 +282,17 @@ TEST_CASE("RunMain: golden check passes, fails on wrong data, benchmarks") {
         std::string::npos);
   CHECK(files.Main({"--golden", bad_golden, "--atol", "0.02"}).status == 0);
   std::remove(bad_golden.c_str());
+  CHECK(c.out.find("program: ") != std::string::npos);  // dispatch count
+
+  // A degenerate golden output (max |x| <= 1e-3) is an invalid case even when within tolerance.
+  std::vector<float> tiny = files.probs;
+  for (float& v : tiny) v *= 1e-5f;
+  const std::string tiny_golden = vkt::TempPath("tiny_golden.safetensors");
+  files.WriteGolden(tiny_golden, tiny);
+  c = files.Main({"--golden", tiny_golden, "--atol", "1"});
+  CHECK(c.status == 1);
+  CHECK(c.out.find("output 'probs': invalid golden case: max |expected| = ") != std::string::npos);
+  std::remove(tiny_golden.c_str());
 
   // A golden directory as python/msc_export writes it: inputs.safetensors + outputs.safetensors.
   const std::string dir = vkt::TempPath("golden_dir");
