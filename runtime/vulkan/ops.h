@@ -94,7 +94,8 @@ void AdaptiveAvgPool2d(Program& p, const Tensor& x, const Tensor& y);
 
 // nn.softmax along `axis` (negative counts from the end).
 void Softmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis = -1);
-// mean over `axes` (empty: all; negative allowed); y's shape must match keepdims.
+// mean over `axes` (empty: all; negative allowed); y's shape must match keepdims. float32 or
+// float16 (computed in float32); y's dtype must be x's.
 void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
           bool keepdims);
 

@@ -84,6 +84,9 @@ void LogSoftmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis = -1)
 // TOPI; torch unbiased=False), computed in two passes (mean, then squared deviations). Any
 // rank whose reduced/kept pattern collapses to <= 4 kept and <= 4 reduced runs (every rank <= 8).
 // One dispatch (one invocation per output, or one workgroup per output for long contiguous rows).
+// dtypes: y's dtype must be x's (relax). sum / prod / max / min: float32, float16 (computed in
+// float32), int32, int64 (exact; sum / prod wrap as two's complement, as numpy / TVM) and bool
+// (sum = any, prod = all, max = any, min = all); std / variance: float32 and float16.
 void Sum(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
          bool keepdims);
 void Prod(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,

@@ -1,5 +1,7 @@
 // Reductions: mean (ops.h) and sum / prod / max / min / std / variance (ops_nn_ext.h), all on
-// shaders/common/reduce.glsl (one shader per optype, the op chosen at compile time).
+// shaders/common/reduce.glsl (one shader per optype, the op chosen at compile time). Output dtype
+// = input dtype (relax's statistical struct-info inference); sum / prod / max / min take float32,
+// float16, int32, int64 and bool (integers exact), mean / std / variance float32 and float16.
 #include "ops_internal.h"
 #include "ops_nn_ext.h"
 
@@ -7,7 +9,6 @@ namespace msc_vk {
 namespace ops {
 namespace {
 
-using detail::CheckFloat32;
 using detail::Fail;
 using detail::U32;
 
@@ -20,9 +21,13 @@ struct ReducePush {
   uint32_t total, count;
 };
 
+// float_only: mean / std / variance (float32 or float16).
 void Reduce(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& y,
-            const std::vector<int64_t>& axes, bool keepdims, bool needs_elements) {
-  CheckFloat32(op, y, {&x, &y});
+            const std::vector<int64_t>& axes, bool keepdims, bool needs_elements,
+            bool float_only = false) {
+  detail::CheckSameDType(op, y, {&x});
+  if (float_only && x.dtype != DType::kFloat32 && x.dtype != DType::kFloat16)
+    Fail(op, y, "takes float32 or float16 tensors, got " + x.Describe());
   const size_t rank = x.shape.size();
   std::vector<bool> reduced(rank, axes.empty());
   for (int64_t a : axes) {
@@ -86,7 +91,10 @@ void Reduce(Program& p, const char* op, const char* stem, const Tensor& x, const
   push.total = U32(y.numel(), op, y, "output elements");
   push.count = U32(count, op, y, "reduced elements");
   const bool coop = rshape[3] >= kCoopMinInner;
-  detail::Launch(p, stem, {InTexel(x), Out(y)}, push, {coop ? 1u : 0u},
+  const uint32_t dt = detail::DTypeCode(op, y, x);
+  // float32 / int32: the plain shader; float16, int64, bool: the "+ext" variant.
+  const std::string variant = detail::VariantStem(stem, detail::NeedsExt({&x, &y}));
+  detail::Launch(p, variant.c_str(), {detail::InElems(x), Out(y)}, push, {coop ? 1u : 0u, dt, dt},
                  coop ? Grid1D(p.context(), y.numel(), 1) : Grid1D(p.context(), y.numel(), 64), y);
 }
 
@@ -94,7 +102,7 @@ void Reduce(Program& p, const char* op, const char* stem, const Tensor& x, const
 
 void Mean(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
           bool keepdims) {
-  Reduce(p, "mean", "mean", x, y, axes, keepdims, true);
+  Reduce(p, "mean", "mean", x, y, axes, keepdims, true, /*float_only=*/true);
 }
 
 void Sum(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
@@ -119,12 +127,12 @@ void Min(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t
 
 void Std(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
          bool keepdims) {
-  Reduce(p, "std", "std", x, y, axes, keepdims, true);
+  Reduce(p, "std", "std", x, y, axes, keepdims, true, /*float_only=*/true);
 }
 
 void Variance(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t>& axes,
               bool keepdims) {
-  Reduce(p, "variance", "variance", x, y, axes, keepdims, true);
+  Reduce(p, "variance", "variance", x, y, axes, keepdims, true, /*float_only=*/true);
 }
 
 }  // namespace ops

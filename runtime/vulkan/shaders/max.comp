@@ -1,5 +1,6 @@
 // max: maximum over axes; keepdims only changes the output shape.
 // Bindings (X, Y), push and specialization constants: see common/reduce.glsl.
+// msc_vk:variants ext
 #version 450
 #define REDUCE_OP OP_MAX
 #include "common/reduce.glsl"

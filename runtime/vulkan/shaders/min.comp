@@ -1,5 +1,6 @@
 // min: minimum over axes; keepdims only changes the output shape.
 // Bindings (X, Y), push and specialization constants: see common/reduce.glsl.
+// msc_vk:variants ext
 #version 450
 #define REDUCE_OP OP_MIN
 #include "common/reduce.glsl"

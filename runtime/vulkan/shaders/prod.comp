@@ -1,5 +1,6 @@
 // prod: product over axes; keepdims only changes the output shape.
 // Bindings (X, Y), push and specialization constants: see common/reduce.glsl.
+// msc_vk:variants ext
 #version 450
 #define REDUCE_OP OP_PROD
 #include "common/reduce.glsl"

@@ -8,11 +8,20 @@
 // OP: sum, prod, max, min, mean = sum / count, variance = mean((x - mean)^2) (population, two
 // passes), std = sqrt(variance).
 //
+// dtypes (specialization constants XT = YT, codes of common/dtype.glsl): float32 / float16
+// compute in float32 (float16 widened on load, rounded to nearest even on store). int32 / int64
+// (ITYPE: int64 only in the "+ext" variant) and bool (0/1) compute exactly in ITYPE: sum and prod
+// wrap as two's complement (as numpy / TVM; an int32 result is the low word of the int64 one),
+// max / min exact. bool stores `value != 0`: sum = any, prod = all, max = any, min = all (numpy's
+// add / multiply reductions with dtype=bool). mean / variance / std: float dtypes only (host).
+//
 // COOP = 0: one output per invocation (workgroup (64, 1, 1), grid folded by LinearId() over the
 //           outputs).
 // COOP = 1: one output per workgroup (grid folded over the outputs as workgroups): the lanes
 //           split the innermost reduced dim, partial results combine through shared memory.
-// Bindings: 0 X (texel float), 1 Y (storage).
+// Bindings: 0 X (texel of raw element bits, View::kTexelUint), 1 Y (storage).
+// The including .comp files declare the "+ext" variant (int64 / float16 / bool).
+#include "dtype.glsl"
 #include "util.glsl"
 
 #define OP_SUM 0
@@ -25,9 +34,11 @@
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const uint COOP = 0;
+layout(constant_id = 1) const uint XT = DT_F32;
+layout(constant_id = 2) const uint YT = DT_F32;
 
-layout(set = 0, binding = 0) uniform samplerBuffer X;
-layout(std430, set = 0, binding = 1) writeonly buffer BufY { float Y[]; };
+layout(set = 0, binding = 0) uniform usamplerBuffer X;
+OUTPUT(1, Y)
 
 layout(push_constant) uniform Push {
   uint kshape[4], kstride[4];
@@ -35,6 +46,8 @@ layout(push_constant) uniform Push {
   uint total;  // outputs
   uint count;  // reduced elements per output
 } p;
+
+// ---- float domain (float32 / float16) ------------------------------------------------------
 
 shared float partial[64];
 
@@ -61,7 +74,7 @@ float Partial(int op, uint base, uint lane, uint step, bool centered, float cent
       for (uint c = 0; c < p.rshape[2]; ++c) {
         const uint row = base + a * p.rstride[0] + b * p.rstride[1] + c * p.rstride[2];
         for (uint d = lane; d < p.rshape[3]; d += step) {
-          const float v = Fetch(X, row + d * p.rstride[3]);
+          const float v = LoadF(X, XT, row + d * p.rstride[3]);
           acc = centered ? acc + (v - center) * (v - center) : Combine(op, acc, v);
         }
       }
@@ -98,6 +111,64 @@ float Reduce(int op, uint base, uint lane, uint step) {
   return op == OP_STD ? sqrt(var) : var;
 }
 
+// ---- integer domain (int32 / int64 / bool; sum, prod, max, min) ----------------------------
+
+#ifdef MSC_VK_EXT
+const ITYPE kIMin = int64_t(0x8000000000000000UL), kIMax = int64_t(0x7fffffffffffffffUL);
+#else
+const ITYPE kIMin = int(0x80000000u), kIMax = int(0x7fffffffu);
+#endif
+
+shared ITYPE ipartial[64];
+
+ITYPE IdentityI(int op) {
+  if (op == OP_PROD) return ITYPE(1);
+  if (op == OP_MAX) return kIMin;
+  if (op == OP_MIN) return kIMax;
+  return ITYPE(0);
+}
+
+ITYPE CombineI(int op, ITYPE a, ITYPE b) {
+  if (op == OP_PROD) return a * b;
+  if (op == OP_MAX) return max(a, b);
+  if (op == OP_MIN) return min(a, b);
+  return a + b;
+}
+
+ITYPE PartialI(int op, uint base, uint lane, uint step) {
+  ITYPE acc = IdentityI(op);
+  for (uint a = 0; a < p.rshape[0]; ++a) {
+    for (uint b = 0; b < p.rshape[1]; ++b) {
+      for (uint c = 0; c < p.rshape[2]; ++c) {
+        const uint row = base + a * p.rstride[0] + b * p.rstride[1] + c * p.rstride[2];
+        for (uint d = lane; d < p.rshape[3]; d += step) {
+          acc = CombineI(op, acc, LoadI(X, XT, row + d * p.rstride[3]));
+        }
+      }
+    }
+  }
+  return acc;
+}
+
+ITYPE WorkgroupCombineI(int op, ITYPE v) {
+  const uint lane = gl_LocalInvocationID.x;
+  ipartial[lane] = v;
+  barrier();
+  [[unroll]] for (uint s = 32; s > 0; s >>= 1) {
+    if (lane < s) ipartial[lane] = CombineI(op, ipartial[lane], ipartial[lane + s]);
+    barrier();
+  }
+  const ITYPE r = ipartial[0];
+  barrier();
+  return r;
+}
+
+ITYPE ReduceI(int op, uint base, uint lane, uint step) {
+  ITYPE r = PartialI(op, base, lane, step);
+  if (COOP != 0) r = WorkgroupCombineI(op, r);
+  return r;
+}
+
 void main() {
   const uint i = COOP != 0 ? gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x : LinearId();
   if (i >= p.total) return;  // uniform per workgroup when COOP
@@ -106,7 +177,15 @@ void main() {
     base += (rest % p.kshape[d]) * p.kstride[d];
     rest /= p.kshape[d];
   }
-  const float r = COOP != 0 ? Reduce(REDUCE_OP, base, gl_LocalInvocationID.x, 64)
-                            : Reduce(REDUCE_OP, base, 0, 1);
-  if (COOP == 0 || gl_LocalInvocationID.x == 0) Y[i] = r;
+  const uint lane = COOP != 0 ? gl_LocalInvocationID.x : 0u;
+  const uint step = COOP != 0 ? 64u : 1u;
+  const bool store = COOP == 0 || gl_LocalInvocationID.x == 0;
+  const bool stats = REDUCE_OP == OP_MEAN || REDUCE_OP == OP_VARIANCE || REDUCE_OP == OP_STD;
+  if (IsFloatType(XT) || stats) {  // spec-constant branch: uniform
+    const float r = Reduce(REDUCE_OP, base, lane, step);
+    if (store) StoreF_Y(YT, i, r);
+  } else {
+    const ITYPE r = ReduceI(REDUCE_OP, base, lane, step);
+    if (store) StoreI_Y(YT, i, r);
+  }
 }
