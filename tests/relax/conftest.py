@@ -2,7 +2,9 @@
 
 Environment (tests/relax.cmake sets them): MSC_CODEGEN = the msc-codegen binary (required: the
 tests fail, not skip, without it), MSC_SHARED_REFERENCE_DIR = ../shared/reference,
-MSC_SOURCE_DIR = the repository root (default: two levels up from here).
+MSC_SOURCE_DIR = the repository root (default: two levels up from here). Optional:
+MSC_TVM_HOME = a TVM source tree with build/libtvm.so, for test_real_tvm.py (without it those
+tests are skipped as "not run: no TVM (set MSC_TVM_HOME)").
 """
 import json
 import os
@@ -21,6 +23,7 @@ FAKE_TVM = os.path.join(HERE, "fake_tvm")
 SNAPSHOTS = os.path.join(HERE, "snapshots")
 GRAPHS = os.path.join(HERE, "graphs")
 RELAX_OPS = os.path.join(REFERENCE, "relax_ops.json")
+RELAX_OPS_V020 = os.path.join(REFERENCE, "relax_ops_v020_all.json")
 API_EXTRA = os.path.join(HERE, "relax_api_extra.json")
 PYTHON = sys.executable
 
@@ -134,7 +137,7 @@ def generate(name, graph_path, out_dir, weights=None, golden=None):
 @pytest.fixture(scope="session")
 def signatures():
     import relax_check
-    return relax_check.load_signatures(RELAX_OPS, API_EXTRA)
+    return relax_check.load_signatures(RELAX_OPS, API_EXTRA, RELAX_OPS_V020)
 
 
 def case_project(name, tmp_dir):
@@ -150,3 +153,84 @@ def case_project(name, tmp_dir):
     write_safetensors(os.path.join(golden, "inputs.safetensors"), case.inputs)
     write_safetensors(os.path.join(golden, "outputs.safetensors"), case.outputs)
     return generate(name, os.path.join(GRAPHS, name + ".json"), tmp_dir, weights, golden)
+
+
+# ---- the generated projects shared by test_relax_projects.py and test_real_tvm.py ----------------
+
+import cases  # noqa: E402  (graphs/ is on sys.path)
+import edge_cases  # noqa: E402
+
+REAL = ["conv_relu", "mlp"]
+EXAMPLES = ["conv_relu", "fashion_mnist_mlp", "resnet18"]
+PROJECTS = (["real/" + m for m in REAL] + ["real/mlp-param-dict"] + ["case/" + c for c in cases.CASES] +
+            ["edge/" + c for c in edge_cases.CASES] + ["example/" + e for e in EXAMPLES] + ["hostile"])
+
+
+def _export(cmd, out, what):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    proc = subprocess.run(cmd + ["--out", out], capture_output=True, text=True, env=env, timeout=900, cwd=ROOT)
+    assert proc.returncode == 0, "%s failed:\n%s%s" % (what, proc.stdout, proc.stderr)
+
+
+class _Projects:
+    """Generates each project of PROJECTS once per session, on first use (`projects` fixture):
+    real/<m> = ../shared/reference/msc-real/<m> (golden npz converted), real/mlp-param-dict = its
+    weights.bin, case/<c> = graphs/cases.py, edge/<c> = edge_cases.py, example/<e> =
+    examples/<e>/export.py, hostile = python -m msc_export hostile. A missing example or exporter is
+    a failure, never a skip."""
+
+    def __init__(self, root):
+        self.root, self.cache = root, {}
+
+    def __getitem__(self, pid):
+        if pid not in self.cache:
+            self.cache[pid] = self._make(pid)
+        return self.cache[pid]
+
+    def _make(self, pid):
+        kind, _, name = pid.partition("/")
+        work = os.path.join(self.root, pid.replace("/", "-"))
+        os.makedirs(work, exist_ok=True)
+        out = os.path.join(self.root, "projects")
+        if kind == "real":
+            model = name.replace("-param-dict", "")
+            src = os.path.join(REFERENCE, "msc-real", model)
+            golden = os.path.join(work, "golden")
+            os.makedirs(golden, exist_ok=True)
+            for part in ("inputs", "outputs"):
+                npz_to_safetensors(os.path.join(src, part + ".npz"), os.path.join(golden, part + ".safetensors"))
+            weights = os.path.join(src, "weights.bin" if name.endswith("-param-dict") else "weights.safetensors")
+            return generate(pid.replace("/", "-"), os.path.join(src, "graph.json"), out, weights, golden)
+        if kind in ("case", "edge"):
+            case = (cases if kind == "case" else edge_cases).build_case(name)
+            golden = os.path.join(work, "golden")
+            os.makedirs(golden, exist_ok=True)
+            weights = os.path.join(work, "weights.safetensors")
+            write_safetensors(weights, case.weights)
+            write_safetensors(os.path.join(golden, "inputs.safetensors"), case.inputs)
+            write_safetensors(os.path.join(golden, "outputs.safetensors"), case.outputs)
+            graph = os.path.join(cases.HERE, name + ".json")
+            if kind == "edge":  # not committed: written here
+                graph = os.path.join(work, "graph.json")
+                with open(graph, "w", encoding="utf-8") as f:
+                    f.write(cases.graph_text(case.graph))
+            return generate(pid.replace("/", "-"), graph, out, weights, golden)
+        if kind == "example":
+            script = os.path.join(ROOT, "examples", name, "export.py")
+            if not os.path.isfile(script):
+                pytest.fail("MISSING: %s (a colleague's example) does not exist" % script)
+            extra = ["--epochs", "1", "--num-test", "200"] if name == "fashion_mnist_mlp" else []
+            _export([PYTHON, script] + extra, work, "examples/%s/export.py" % name)
+        elif kind == "hostile":
+            if not os.path.isfile(os.path.join(ROOT, "python", "msc_export", "hostile.py")):
+                pytest.fail("MISSING: python/msc_export/hostile.py (a colleague's hostile-names graph)")
+            _export([PYTHON, "-m", "msc_export", "hostile"], work, "python -m msc_export hostile")
+        else:
+            raise KeyError(pid)
+        return generate(pid.replace("/", "-"), os.path.join(work, "graph.json"), out,
+                        os.path.join(work, "weights.safetensors"), os.path.join(work, "golden"))
+
+
+@pytest.fixture(scope="session")
+def projects(tmp_path_factory):
+    return _Projects(str(tmp_path_factory.mktemp("relax")))

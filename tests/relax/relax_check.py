@@ -2,8 +2,11 @@
 
 api_problems(source, signatures): every call the code makes into TVM -- `relax.op.*`, other
 `relax.*` / `tir.*` / `tvm.*` callables, and methods of a `relax.BlockBuilder` -- must name an API
-listed in ../shared/reference/relax_ops.json (relax ops and BlockBuilder APIs at TVM ff29817d57,
-checked against v0.20.0) or in relax_api_extra.json (the few runtime/transform/tir APIs besides),
+listed in ../shared/reference/relax_ops_v020_all.json (every public relax.op.* of a real TVM v0.20.0
+build: the authority for v0.20 where both list a function), ../shared/reference/relax_ops.json
+(the relax ops and BlockBuilder APIs MSC's codegen called, at TVM ff29817d57, checked against
+v0.20.0; it adds the BlockBuilder and relax.op.linear_algebra.* names) or relax_api_extra.json
+(the few runtime/transform/tir APIs besides),
 its positional arguments must fit the parameter list, every keyword must be a parameter, every
 required parameter must be given once, and parameters TVM v0.20 lacks (relax.op.take's `mode`)
 are rejected. Names are resolved through the module's imports (`from tvm import relax`,
@@ -44,12 +47,14 @@ class Signature:
         return self.positional + self.kwonly
 
 
-def load_signatures(relax_ops_path, extra_path):
-    """{canonical name: Signature} and {func: [params removed in TVM v0.20]}."""
+def load_signatures(relax_ops_path, extra_path, v020_path=None):
+    """{canonical name: Signature} and {func: [params removed in TVM v0.20]}. Entries of v020_path
+    (relax_ops_v020_all.json) replace relax_ops.json's for the same function."""
     sigs = {}
-    with open(relax_ops_path, encoding="utf-8") as f:
-        for e in json.load(f):
-            sigs[e["func"]] = Signature(e["func"], e["params"], e.get("source", ""))
+    for path in [relax_ops_path] + ([v020_path] if v020_path else []):
+        with open(path, encoding="utf-8") as f:
+            for e in json.load(f):
+                sigs[e["func"]] = Signature(e["func"], e["params"], e.get("source", ""))
     with open(extra_path, encoding="utf-8") as f:
         extra = json.load(f)
     for e in extra["apis"]:
@@ -57,6 +62,8 @@ def load_signatures(relax_ops_path, extra_path):
     removed = extra.get("removed_in_v0_20", {})
     for func, names in removed.items():  # check against TVM v0.20: drop what it does not have
         s = sigs[func]
+        if not set(names) & set(s.names):
+            continue  # already without them (v020_path's entry)
         sigs[func] = Signature(func, [(n, None if n in s.required else "?") for n in s.positional if n not in names] +
                                ([("*", None)] if s.kwonly else []) +
                                [(n, None if n in s.required else "?") for n in s.kwonly if n not in names], s.source)
@@ -156,7 +163,8 @@ def api_problems(source, signatures, removed=None, filename="<source>"):
         sig = signatures.get(path)
         if sig is None:
             kind = "relax op" if path.startswith("relax.op.") else "TVM API"
-            problems.append("line %d: %s: unknown %s (not in relax_ops.json or relax_api_extra.json)" % (node.lineno, path, kind))
+            problems.append("line %d: %s: unknown %s (not in relax_ops_v020_all.json, relax_ops.json or relax_api_extra.json)"
+                            % (node.lineno, path, kind))
             continue
         _check_call(node, sig, removed.get(path, []), problems)
     return problems

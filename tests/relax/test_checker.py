@@ -43,8 +43,13 @@ def test_good_code_passes(signatures):
 
 
 @pytest.mark.parametrize("bad,expected", [
-    ("relax.op.nn.conv3d(x, w)", "relax.op.nn.conv3d: unknown relax op"),
-    ("relax.op.linear(x, w)", "relax.op.linear: unknown relax op"),  # relax_ops.json's name is linear_algebra.linear
+    ("relax.op.nn.conv4d(x, w)", "relax.op.nn.conv4d: unknown relax op"),
+    # ops only relax_ops_v020_all.json lists are checked too
+    ("relax.op.topk(x, k=1, descending=True)", "relax.op.topk: unknown keyword 'descending'"),
+    ("relax.op.one_hot(x, 1, 0)", "relax.op.one_hot: missing required argument 'depth'"),
+    ("relax.op.nn.attention(x, x, x, mask=y)", "relax.op.nn.attention: unknown keyword 'mask'"),
+    ("relax.op.cumsum(x, 0, None, False, True)", "relax.op.cumsum: 5 positional arguments, at most 4"),
+    ("relax.op.stack([x, w], axis=0)", "relax.op.stack: unknown relax op"),  # added to relax after v0.20
     ("relax.op.nn.conv2d(x, w, pading=[1, 1])", "unknown keyword 'pading'"),
     ("relax.op.add(x)", "missing required argument 'x2'"),
     ("relax.op.add(x, y, z)", "3 positional arguments, at most 2"),

@@ -4,6 +4,8 @@ import json
 import os
 import shutil
 
+import pytest
+import torch
 import yaml
 
 from conftest import REFERENCE, ROOT, codegen
@@ -70,14 +72,14 @@ def test_optype_without_relax_snippet_is_an_error_naming_it(tmp_path):
     opdefs = tmp_path / "opdefs"
     shutil.copytree(os.path.join(ROOT, "opdefs"), opdefs)
     (opdefs / "zz_test_extra.yaml").write_text(
-        "nn.silu:\n  summary: x * sigmoid(x) (test-only opdef with no relax snippet)\n  inputs: [data]\n", encoding="utf-8")
-    graph = _conv_relu_as(tmp_path, "nn.silu")
+        "nn.zz_test_only:\n  summary: test-only opdef with no relax snippet\n  inputs: [data]\n", encoding="utf-8")
+    graph = _conv_relu_as(tmp_path, "nn.zz_test_only")
     out = tmp_path / "out"
     proc = codegen("--opdefs", opdefs, "generate", "--graph", graph, "--backend", "relax", "--out", out,
                    "--weights", os.path.join(REFERENCE, "msc-real", "conv_relu", "weights.safetensors"), check=False)
     assert proc.returncode == 1, proc.stderr
-    expected = os.path.join(ROOT, "templates", "relax", "ops", "nn", "silu.py.j2")
-    assert "'nn.silu'" in proc.stderr and '"relu"' in proc.stderr and "relax" in proc.stderr, proc.stderr
+    expected = os.path.join(ROOT, "templates", "relax", "ops", "nn", "zz_test_only.py.j2")
+    assert "'nn.zz_test_only'" in proc.stderr and '"relu"' in proc.stderr and "relax" in proc.stderr, proc.stderr
     assert os.path.normpath(expected) in proc.stderr or expected in proc.stderr, proc.stderr
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("out")], list(tmp_path.iterdir())
@@ -112,4 +114,76 @@ def test_unsupported_prim_is_an_error_naming_it(tmp_path):
     proc = codegen("generate", "--graph", path, "--backend", "relax", "--out", out, "--weights", weights, check=False)
     assert proc.returncode == 1
     assert '"LT_1"' in proc.stderr and "LT" in proc.stderr, proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("optype,text", [
+    ("nn.nll_loss", "nn.nll_loss is a training loss"),
+    ("plugin", "optype plugin is an external MSC plugin op"),
+])
+def test_ops_without_inference_meaning_fail_naming_the_node(tmp_path, optype, text):
+    """nn.nll_loss and plugin have relax snippets that fail generation with a message naming the
+    node and why; nothing is written."""
+    graph = _conv_relu_as(tmp_path, optype)
+    out = tmp_path / "out"
+    proc = codegen("generate", "--graph", graph, "--backend", "relax", "--out", out,
+                   "--weights", os.path.join(REFERENCE, "msc-real", "conv_relu", "weights.safetensors"), check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert text in proc.stderr and 'node "relu"' in proc.stderr, proc.stderr
+    assert not out.exists()
+
+
+def _bad_attention(b):
+    q = b.input("q", [1, 2, 3, 4])
+    return b.node("attention", "msc.attention", [q, q, q], lambda x, y, z: x,
+                  attrs={"axes": "0,2,1,3", "axes_1": "0,2,1,3", "axes_2": "0,2,1,3", "axes_3": "0,2,1,3", "scale": "",
+                         "causal_mask": "", "window_size": "2"})
+
+
+def _bad_slice(b):
+    b.prim("bz", "shape", producer="x", out_idx=0, dim=0)
+    x = b.input("x", [4, 3], dyn={0: "bz"})
+    return b.node("strided_slice", "strided_slice", [x], lambda v: v[-2:], dyn={0: "bz"},
+                  attrs={"axes": "0,", "begin": "-2,", "end": "9223372036854775807,", "strides": ""})
+
+
+def _bad_pad_dynamic(b):
+    b.prim("bz", "shape", producer="x", out_idx=0, dim=0)
+    x = b.input("x", [4, 3], dyn={0: "bz"})
+    return b.node("pad", "nn.pad", [x], lambda v: torch.cat([v[1:2], v]), dyn={0: "bz"},
+                  attrs={"pad_width": "1,0,0,0", "pad_mode": "reflect", "pad_value": "0.000000"})
+
+
+def _bad_pad_wide(b):
+    x = b.input("x", [2, 3])
+    return b.node("pad", "nn.pad", [x], lambda v: torch.zeros(2, 7),
+                  attrs={"pad_width": "0,0,3,1", "pad_mode": "reflect", "pad_value": "0.000000"})
+
+
+def _no_weight(b):
+    x = b.input("x", [1, 2, 5], "NCW")
+    return b.node("conv1d", "nn.conv1d", [x], lambda v: v[:, :, :3], layout="NCW",
+                  attrs={"strides": "1,", "padding": "0,0", "dilation": "1,", "groups": "1", "data_layout": "NCW",
+                         "kernel_layout": "OIW", "out_layout": "NCW", "out_dtype": ""})
+
+
+@pytest.mark.parametrize("build,text", [
+    (_bad_attention, "window_size 2 (sliding window) cannot be built"),
+    (_bad_slice, "negative begin -2 on dynamic dim 0"),
+    (_bad_pad_dynamic, "nn.pad reflect along dim 0, which is dynamic"),
+    (_bad_pad_wide, "reflect padding must be smaller than the dim"),
+    (_no_weight, "nn.conv1d has no weight"),
+])
+def test_what_relax_cannot_express_is_a_generation_error(tmp_path, build, text):
+    """Snippet raise_error()s: the message names the node and the reason; nothing is written."""
+    from cases_base import Builder
+    from cases import graph_text
+    b = Builder()
+    case = b.finish([build(b)])
+    graph = tmp_path / "graph.json"
+    graph.write_text(graph_text(case.graph), encoding="utf-8")
+    out = tmp_path / "out"
+    proc = codegen("generate", "--graph", graph, "--backend", "relax", "--out", out, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert text in proc.stderr and "node \"%s\"" % case.graph["nodes"][-1]["name"] in proc.stderr, proc.stderr
     assert not out.exists()

@@ -1,6 +1,7 @@
 """Executing generated model.py files on the fake TVM (fake_tvm/): the recorded BlockBuilder calls
 have the structure MSC's relax codegen produced, and the fake itself rejects what TVM rejects
 (so passing through it means something). It checks call structure, not TVM's numerics."""
+import ast
 import json
 import os
 
@@ -132,6 +133,12 @@ FAKE_REJECTS = [
      "neither a parameter"),
     ("bb.emit(relax.op.add(x, relax.Var('w', relax.TensorStructInfo([2], 'float16'))))", "ValueError", "neither"),
     ("bb.emit(relax.TupleGetItem(x, 0))", "TypeError", "non-tuple"),
+    # TVM v0.20's own restrictions, met at emit time
+    ("relax.op.reshape(relax.op.add(x, x), shape=[-1])", "RuntimeError", "struct_info is not populated"),
+    ("bb.emit(relax.op.gather_nd(x, relax.const([0], 'int32')))", "TypeError", "int64"),
+    ("bb.emit(relax.op.nn.max_pool1d(relax.op.reshape(x, [1, 1, 2]), pool_size=[1], ceil_mode=True))", "IndexError", "ceil_mode"),
+    ("bb.emit(relax.op.exp(relax.const([1, 2], 'int32')))", "TypeError", "float dtype"),
+    ("bb.emit(relax.op.logical_and(x, x))", "TypeError", "bool"),
 ]
 
 
@@ -199,3 +206,128 @@ print(vm["main"](tvm.nd.array(np.ones([2], "float32")), tvm.nd.array(np.ones([2]
 def test_fake_tvm_is_not_mistaken_for_tvm():
     with open(os.path.join(FAKE_TVM, "tvm", "__init__.py"), encoding="utf-8") as f:
         assert "FAKE" in f.read().splitlines()[0]
+
+
+# ---- the lowering pipeline (model.lower_module) -----------------------------------------------------
+
+def _calls_in_order(func):
+    calls = [c for c in ast.walk(func) if isinstance(c, ast.Call)]
+    return [ast.unparse(c.func) for c in sorted(calls, key=lambda c: (c.lineno, c.col_offset))]
+
+
+def test_decompose_ops_for_inference_runs_before_legalize_ops(tmp_path):
+    """Static: model.lower_module runs DecomposeOpsForInference, then DispatchSortScan, then
+    LegalizeOps, under a tvm.target.Target scope; compile_module lowers before relax.build /
+    tvm.compile; test_model.py builds only through compile_module (no LegalizeOps or relax.build of
+    its own that could skip the decomposition)."""
+    p = case_project("nn_batch_norm", tmp_path)
+    funcs = {f.name: f for f in ast.parse(p.read("model.py")).body if isinstance(f, ast.FunctionDef)}
+    passes = [c for c in _calls_in_order(funcs["lower_module"])
+              if c.endswith(("DecomposeOpsForInference", "DispatchSortScan", "LegalizeOps"))]
+    assert passes == ["relax.transform.DecomposeOpsForInference", "relax.backend.DispatchSortScan",
+                      "relax.transform.LegalizeOps"]
+    with_items = [ast.unparse(i.context_expr) for w in ast.walk(funcs["lower_module"]) if isinstance(w, ast.With)
+                  for i in w.items]
+    assert with_items == ["tvm.target.Target(target)"]
+    compile_calls = _calls_in_order(funcs["compile_module"])
+    assert compile_calls[0] == "lower_module" and "build" in compile_calls and "tvm.compile" in compile_calls
+    harness = p.read("test_model.py")
+    harness_calls = [ast.unparse(c.func) for c in ast.walk(ast.parse(harness)) if isinstance(c, ast.Call)]
+    assert "compile_module" in harness_calls
+    assert not [c for c in harness_calls if c.endswith(("LegalizeOps", "relax.build", "tvm.compile"))]
+
+
+LEGALIZE_ONLY = '''
+import numpy as np, tvm
+from tvm import relax
+import model, test_model
+def build(mod):
+    return relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu(0))
+inputs = model.load_safetensors("golden/inputs.safetensors")
+expected = model.load_safetensors("golden/outputs.safetensors")
+for name, vm in (("legalize_only", lambda: build(relax.transform.LegalizeOps()(model.load_model()))),
+                 ("compile_module", lambda: relax.VirtualMachine(model.compile_module(model.load_model()), tvm.cpu(0)))):
+    try:
+        got = test_model.run_model(vm(), [inputs[n] for n, _ in model.INPUTS])
+        print(name, max(float(np.max(np.abs(g - expected[n]))) for (n, _), g in zip(model.OUTPUTS, got)))
+    except Exception as e:
+        print(name, type(e).__name__)
+'''
+
+
+def test_fake_v020_batch_norm_is_wrong_without_decomposition(tmp_path):
+    """The fake models TVM v0.20's reversed batch_norm lowering: LegalizeOps alone gives the
+    batch-statistics result (far from golden); model.compile_module (DecomposeOpsForInference
+    first) matches golden."""
+    p = case_project("nn_batch_norm", tmp_path)
+    out = dict(line.split() for line in run_in_project(p.dir, LEGALIZE_ONLY).strip().splitlines())
+    assert float(out["legalize_only"]) > 1e-2, out
+    assert float(out["compile_module"]) < 1e-5, out
+
+
+def test_fake_v020_topk_needs_dispatch_sort_scan(tmp_path):
+    """TVM v0.20's LegalizeOps cannot lower topk: without DispatchSortScan the build fails."""
+    p = case_project("topk", tmp_path)
+    out = dict(line.split() for line in run_in_project(p.dir, LEGALIZE_ONLY).strip().splitlines())
+    assert out["legalize_only"] == "RuntimeError", out
+    assert float(out["compile_module"]) == 0.0, out
+
+
+BUILD_REJECTS = [
+    ("relax.op.isnan(x)", "LegalizeOps has no lowering for relax.op.isnan"),
+    ("relax.op.topk(x, k=1)", "DispatchSortScan must run first"),
+    ("relax.op.nn.adaptive_avg_pool1d(relax.op.reshape(x, [1, 1, 2]), output_size=[1])", "adaptive_avg_pool1d"),
+    ("relax.op.nn.rms_norm(relax.op.reshape(x, [2, 1]), relax.const([1.0, 1.0], 'float32'), axes=[0])", "rms_norm"),
+    ("relax.op.strided_slice(d, axes=[0], begin=[-1], end=[9])", "negative begin"),
+    ("relax.op.nn.conv2d_transpose(relax.op.reshape(x, [1, 1, 1, 2]), relax.const(np.ones([1, 1, 1, 2], 'float32')), dilation=[1, 2])",
+     "dilation 1"),
+]
+
+
+@pytest.mark.parametrize("expr,text", BUILD_REJECTS)
+def test_fake_v020_build_rejects_what_v020_cannot_build(tmp_path, expr, text):
+    """What TVM v0.20 emits but cannot build (or builds wrong) fails relax.build on the fake too;
+    the new API flavor builds it."""
+    code = '''
+import numpy as np, tvm
+from tvm import relax
+try:
+    from tvm import tir
+except ImportError:
+    from tvm import tirx as tir
+x = relax.Var("x", relax.TensorStructInfo([2], "float32"))
+d = relax.Var("d", relax.TensorStructInfo([tir.Var("n", "int64")], "float32"))
+bb = relax.BlockBuilder()
+with bb.function(name="main", params=[x, d]):
+    with bb.dataflow():
+        y = bb.emit_output(%s)
+    bb.emit_func_output(y)
+mod = relax.transform.LegalizeOps()(bb.finalize())
+build = getattr(relax, "build", None) or tvm.compile
+try:
+    build(mod, target="llvm")
+    print("built")
+except Exception as e:
+    print(type(e).__name__, e)
+''' % expr
+    out = run_in_project(tmp_path, code).strip()
+    assert out.startswith("RuntimeError") and text in out, out
+    assert run_in_project(tmp_path, code, flavor="new").strip() == "built"
+
+
+def test_fake_folds_self_comparisons_like_tvm(tmp_path):
+    """TVM's simplifier folds x != x to false (and x == x to true), NaN or not: the fake does too,
+    which is why isnan is not written as x != x."""
+    out = run_in_project(tmp_path, '''
+import numpy as np, tvm
+from tvm import relax
+x = relax.Var("x", relax.TensorStructInfo([2], "float32"))
+bb = relax.BlockBuilder()
+with bb.function(name="main", params=[x]):
+    with bb.dataflow():
+        y = bb.emit_output(relax.Tuple([relax.op.not_equal(x, x), relax.op.equal(x, x)]))
+    bb.emit_func_output(y)
+vm = relax.VirtualMachine(relax.build(bb.finalize(), target="llvm"), tvm.cpu(0))
+print([v.numpy().tolist() for v in vm["main"](tvm.nd.array(np.array([np.nan, 1.0], "float32")))])
+''')
+    assert out.strip() == "[[False, False], [True, True]]", out

@@ -3,94 +3,27 @@
 * the real MSC graphs (../shared/reference/msc-real/{conv_relu,mlp}: graph.json as TVM v0.20's MSC
   wrote it, weights.safetensors and weights.bin, golden inputs/outputs.npz converted here),
 * one synthetic graph per supported optype (+ dynamic, multi-output, hostile names) from
-  graphs/cases.py, golden data from the PyTorch reference,
+  graphs/cases.py (the per-op variants in graphs/cases_ops.py), golden data from the PyTorch
+  reference, and the snippet edge cases of edge_cases.py,
 * the examples (examples/*/export.py) and the hostile-names graph (python -m msc_export hostile),
 
 then, on every generated project: model.py / test_model.py parse; every TVM call fits the API
 tables (relax_check.api_problems); every struct-info check model.py makes at build time asserts the
 graph's shape/dtype (relax_check.struct_info_problems); and the project's own test_model.py runs
 against the fake TVM (fake_tvm/, both API flavors) and passes -- and fails on wrong golden data.
-A missing example or exporter is a failure, never a skip.
+A missing example or exporter is a failure, never a skip. The projects are made by conftest's
+`projects` fixture (shared with test_real_tvm.py, which runs them on a real TVM).
 """
 import ast
 import os
 import re
 import shutil
-import subprocess
 
 import pytest
 
 import cases
 import relax_check
-from conftest import (PYTHON, REFERENCE, ROOT, codegen, generate, npz_to_safetensors, read_safetensors, run_project,
-                      write_safetensors)
-
-REAL = ["conv_relu", "mlp"]
-EXAMPLES = ["conv_relu", "fashion_mnist_mlp", "resnet18"]
-PROJECTS = (["real/" + m for m in REAL] + ["real/mlp-param-dict"] + ["case/" + c for c in cases.CASES] +
-            ["example/" + e for e in EXAMPLES] + ["hostile"])
-
-
-def _export(cmd, out, what):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    proc = subprocess.run(cmd + ["--out", out], capture_output=True, text=True, env=env, timeout=900, cwd=ROOT)
-    assert proc.returncode == 0, "%s failed:\n%s%s" % (what, proc.stdout, proc.stderr)
-
-
-class _Projects:
-    """Generates each project once per session, on first use."""
-
-    def __init__(self, root):
-        self.root, self.cache = root, {}
-
-    def __getitem__(self, pid):
-        if pid not in self.cache:
-            self.cache[pid] = self._make(pid)
-        return self.cache[pid]
-
-    def _make(self, pid):
-        kind, _, name = pid.partition("/")
-        work = os.path.join(self.root, pid.replace("/", "-"))
-        os.makedirs(work, exist_ok=True)
-        out = os.path.join(self.root, "projects")
-        if kind == "real":
-            model = name.replace("-param-dict", "")
-            src = os.path.join(REFERENCE, "msc-real", model)
-            golden = os.path.join(work, "golden")
-            os.makedirs(golden, exist_ok=True)
-            for part in ("inputs", "outputs"):
-                npz_to_safetensors(os.path.join(src, part + ".npz"), os.path.join(golden, part + ".safetensors"))
-            weights = os.path.join(src, "weights.bin" if name.endswith("-param-dict") else "weights.safetensors")
-            return generate(pid.replace("/", "-"), os.path.join(src, "graph.json"), out, weights, golden)
-        if kind == "case":
-            case = cases.build_case(name)
-            golden = os.path.join(work, "golden")
-            os.makedirs(golden, exist_ok=True)
-            weights = os.path.join(work, "weights.safetensors")
-            write_safetensors(weights, case.weights)
-            write_safetensors(os.path.join(golden, "inputs.safetensors"), case.inputs)
-            write_safetensors(os.path.join(golden, "outputs.safetensors"), case.outputs)
-            return generate(pid.replace("/", "-"), os.path.join(cases.HERE, name + ".json"), out, weights, golden)
-        if kind == "example":
-            script = os.path.join(ROOT, "examples", name, "export.py")
-            if not os.path.isfile(script):
-                pytest.fail("MISSING: %s (a colleague's example) does not exist" % script)
-            extra = ["--epochs", "1", "--num-test", "200"] if name == "fashion_mnist_mlp" else []
-            _export([PYTHON, script] + extra, work, "examples/%s/export.py" % name)
-        elif kind == "hostile":
-            if not os.path.isfile(os.path.join(ROOT, "python", "msc_export", "hostile.py")):
-                pytest.fail("MISSING: python/msc_export/hostile.py (a colleague's hostile-names graph)")
-            _export([PYTHON, "-m", "msc_export", "hostile"], work, "python -m msc_export hostile")
-        else:
-            raise KeyError(pid)
-        return generate(pid.replace("/", "-"), os.path.join(work, "graph.json"), out,
-                        os.path.join(work, "weights.safetensors"), os.path.join(work, "golden"))
-
-
-@pytest.fixture(scope="session")
-def projects(tmp_path_factory):
-    return _Projects(str(tmp_path_factory.mktemp("relax")))
-
+from conftest import PROJECTS, codegen, generate, read_safetensors, run_in_project, run_project, write_safetensors
 
 @pytest.mark.parametrize("pid", PROJECTS)
 def test_generated_files_parse(projects, pid):
@@ -180,3 +113,31 @@ def test_synthetic_graph_files_are_up_to_date():
 def test_synthetic_graphs_are_valid():
     for name in cases.CASES:
         codegen("validate", os.path.join(cases.HERE, name + ".json"))
+
+
+HARNESS_COMPARE = '''
+import numpy as np, test_model as t
+f = np.float32
+checks = [
+    (np.array([np.nan, np.inf, -np.inf, 1.0], f), np.array([np.nan, np.inf, -np.inf, 1.0], f), True),
+    (np.array([np.nan], f), np.array([1.0], f), False),
+    (np.array([1.0], f), np.array([np.nan], f), False),
+    (np.array([np.inf], f), np.array([-np.inf], f), False),
+    (np.array([np.inf], f), np.array([1e30], f), False),
+    (np.array([1.0 + 3e-5], f), np.array([1.0], f), False),
+    (np.array([1.0 + 5e-6], f), np.array([1.0], f), True),
+    (np.array([1.0], np.float16), np.array([1.0], f), False),
+    (np.array([1, 2], np.int64), np.array([1, 2], np.int64), True),
+    (np.array([1, 3], np.int64), np.array([1, 2], np.int64), False),
+    (np.array([True], np.bool_), np.array([False], np.bool_), False),
+    (np.zeros([2, 0], f), np.zeros([2, 0], f), True),
+]
+print([t.compare("o", g, e, 1e-5, 1e-5)[0] == want for g, e, want in checks])
+'''
+
+
+def test_harness_compare_rules(projects):
+    """The generated compare(): allclose with NaN matching only NaN and equal infinities matching;
+    dtypes must agree; integers and bools exactly."""
+    out = run_in_project(projects["real/conv_relu"].dir, HARNESS_COMPARE)
+    assert out.split("\n")[-2] == str([True] * 12), out

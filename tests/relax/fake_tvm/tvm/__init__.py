@@ -23,6 +23,7 @@ class _Namespace:
 
 arith = _Namespace("tvm.arith", Analyzer=_impl.Analyzer)
 transform = _Namespace("tvm.transform", PassContext=_builder.PassContext)
+target = _Namespace("tvm.target", Target=_builder.Target)
 runtime = _Namespace("tvm.runtime")
 if FLAVOR == "v0.20":
     nd = _Namespace("tvm.nd", array=_impl.make_array("tvm.nd.array"))

@@ -123,6 +123,8 @@ class BlockBuilder:
             raise ValueError("DataflowVar %r used outside its dataflow block" % var.name_hint)
 
     def _normalize_arg(self, v):
+        if isinstance(v, (I.Constant, I.PrimValue, I.ShapeExpr)):
+            return v  # leaves, as in relax's normal form
         if isinstance(v, I.RelaxVar):
             self._check_defined(v)
             return v
@@ -138,6 +140,8 @@ class BlockBuilder:
         if isinstance(expr, I.RelaxVar):
             self._check_defined(expr)
             return expr
+        if isinstance(expr, (I.Constant, I.PrimValue)):
+            return expr
         if isinstance(expr, I.Call):
             return I.Call(expr.op, {k: self._normalize_arg(v) for k, v in expr.args.items()})
         if isinstance(expr, I.Tuple):
@@ -149,8 +153,10 @@ class BlockBuilder:
         raise TypeError("fake relax cannot emit %r" % (expr,))
 
     def _sinfo(self, expr):
-        if isinstance(expr, I.RelaxVar):
+        if isinstance(expr, (I.RelaxVar, I.Constant, I.PrimValue)):
             return expr.struct_info
+        if isinstance(expr, I.ShapeExpr):
+            return I.ShapeStructInfo(len(expr.values))
         if isinstance(expr, I.Tuple):
             return I.TupleStructInfo([self._sinfo(f) for f in expr.fields])
         if isinstance(expr, I.TupleGetItem):
@@ -265,14 +271,100 @@ def BindParams(*args, **kwargs):
     return _Pass("BindParams", run)
 
 
+def _rewrite(mod, fn):
+    """A copy of `mod` whose Call bindings are replaced by fn(call) (a Call or None = unchanged)."""
+    out = IRModule()
+    out.legalized = mod.legalized
+    for name, f in mod.functions.items():
+        bindings = []
+        for b in f.bindings:
+            value = fn(b.value) if isinstance(b.value, I.Call) else None
+            bindings.append(b if value is None else Binding(b.var, value, b.block))
+        new = Function(f.name, f.all_params, bindings, f.output, f.attrs)
+        new.bound = dict(f.bound)
+        out.functions[name] = new
+    return out
+
+
+def _lowered(call, how):
+    new = I.Call(call.op, call.args)
+    new.lowering = how
+    return new
+
+
+# Ops TVM v0.20's LegalizeOps has no lowering for (python/tvm/relax/transform/legalize_ops/*.py
+# registers none; the CPU pipeline has no library dispatch): building them fails.
+SORT_SCAN_OPS = ("relax.op.topk", "relax.op.cumsum", "relax.op.cumprod", "relax.op.sort", "relax.op.argsort")
+UNLOWERED_V020 = ("relax.op.isnan", "relax.op.isinf", "relax.op.isfinite")
+
+
 def LegalizeOps(*args, **kwargs):
+    """Marks the module legalized. v0.20 (FAKE_TVM_FLAVOR=v0.20): a relax.op.nn.batch_norm still
+    present is lowered through topi.nn.batch_norm, which uses the batch statistics when
+    training=False and the moving ones when training=True (the flag's meaning reversed; later
+    releases changed it: apache/tvm#17752, #19574)."""
     I.bind("relax.transform.LegalizeOps", args, kwargs)
 
     def run(mod):
-        out = IRModule(mod.functions)
+        def legalize(call):
+            if call.op == "relax.op.nn.batch_norm" and getattr(call, "lowering", None) is None and I.FLAVOR == "v0.20":
+                return _lowered(call, "v0.20-topi")
+            return None
+        out = _rewrite(mod, legalize)
         out.legalized = True
         return out
     return _Pass("LegalizeOps", run)
+
+
+def DecomposeOpsForInference(*args, **kwargs):
+    """relax.transform.DecomposeOpsForInference: batch_norm -> arithmetic on the moving mean/var
+    (src/relax/transform/decompose_ops.cc), whatever its training flag says."""
+    a = I.bind("relax.transform.DecomposeOpsForInference", args, kwargs)
+
+    def run(mod):
+        if a["func_name"] is not None and a["func_name"] not in mod:
+            raise ValueError("DecomposeOpsForInference: no function %r" % (a["func_name"],))
+        return _rewrite(mod, lambda call: _lowered(call, "decomposed") if call.op == "relax.op.nn.batch_norm" else None)
+    return _Pass("DecomposeOpsForInference", run)
+
+
+def DispatchSortScan(*args, **kwargs):
+    """relax.backend.DispatchSortScan: sort/argsort/topk/cumsum/cumprod -> TOPI kernels for the
+    current target (python/tvm/relax/backend/dispatch_sort_scan.py); needs a target in scope."""
+    I.bind("relax.backend.DispatchSortScan", args, kwargs)
+
+    def run(mod):
+        def dispatch(call):
+            if call.op not in SORT_SCAN_OPS:
+                return None
+            if Target.current() is None:
+                raise ValueError("DispatchSortScan: target not found in the current context (use `with tvm.target.Target(...)`)")
+            return _lowered(call, "dispatched")
+        return _rewrite(mod, dispatch)
+    return _Pass("DispatchSortScan", run)
+
+
+class Target:
+    """tvm.target.Target: only `llvm`; usable as a context manager (Target.current())."""
+    _stack = []
+
+    @I.checked("tvm.target.Target")
+    def __init__(self, target, host):
+        if target != "llvm":
+            raise ValueError("fake tvm knows target 'llvm' only, got %r" % (target,))
+        self.kind = target
+
+    def __enter__(self):
+        Target._stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        Target._stack.pop()
+        return False
+
+    @staticmethod
+    def current(allow_none=True):
+        return Target._stack[-1] if Target._stack else None
 
 
 class Executable:
@@ -290,11 +382,43 @@ def compile(*args, **kwargs):  # noqa: A001 (tvm.compile)
     return _build(a["mod"], a["target"])
 
 
+def _unbuildable(call):
+    """Why TVM v0.20 cannot build `call` for llvm (None = it can)."""
+    lowering = getattr(call, "lowering", None)
+    if call.op in SORT_SCAN_OPS and lowering != "dispatched":
+        return "LegalizeOps has no lowering for %s; relax.backend.DispatchSortScan must run first" % call.op
+    if call.op in UNLOWERED_V020:
+        return "LegalizeOps has no lowering for %s" % call.op
+    if call.op in ("relax.op.nn.conv1d_transpose", "relax.op.nn.conv2d_transpose") and \
+            any(int(d) != 1 for d in ([call.args["dilation"]] if isinstance(call.args["dilation"], int) else call.args["dilation"])):
+        return "LegalizeOps lowers %s only with dilation 1" % call.op
+    if call.op == "relax.op.nn.attention" and call.args.get("window_size") is not None:
+        return "LegalizeOps does not lower sliding-window attention"
+    if call.op == "relax.op.nn.adaptive_avg_pool1d":
+        return "LegalizeOps fails on adaptive_avg_pool1d (it hands topi an attr of the wrong type)"
+    if call.op == "relax.op.nn.rms_norm":
+        ndim = call.args["data"].struct_info.ndim
+        axes = sorted(a % ndim for a in ([call.args["axes"]] if isinstance(call.args["axes"], int) else call.args["axes"]))
+        if axes != list(range(ndim - len(axes), ndim)):
+            return "topi.nn.rms_norm indexes its partial sums wrongly for axes %s of a %d-d tensor (not the last ones)" % (axes, ndim)
+    if call.op == "relax.op.strided_slice" and any(isinstance(b, int) and b < 0 for b in call.args["begin"]):
+        sinfo = call.args["x"].struct_info
+        if any(not isinstance(d, I.IntImm) for d in sinfo.shape.values):
+            return "strided_slice from a negative begin on a tensor with a dynamic dim computes wrong values"
+    return None
+
+
 def _build(mod, target):
     if not isinstance(mod, IRModule):
         raise TypeError("build: expected an IRModule")
     if target != "llvm":
         raise ValueError("fake tvm builds for target 'llvm' only, got %r" % (target,))
+    if I.FLAVOR == "v0.20":
+        for f in mod.functions.values():
+            for b in f.bindings:
+                why = _unbuildable(b.value) if isinstance(b.value, I.Call) else None
+                if why:
+                    raise RuntimeError("fake tvm (v0.20): cannot build binding %r: %s" % (b.var.name_hint, why))
     return Executable(mod, target)
 
 
@@ -335,6 +459,8 @@ def _run(f, args):
     def evaluate(e):
         if isinstance(e, I.RelaxVar):
             return values[id(e)]
+        if isinstance(e, I.Constant):
+            return e.data.clone()
         if isinstance(e, I.Call):
             return I.run_call(e, env, lookup)
         if isinstance(e, I.Tuple):

@@ -2,9 +2,9 @@
 
 What it is: just enough of TVM's relax Python API for a generated model.py / test_model.py to run
 end to end without TVM. Every API it offers takes exactly the parameters listed for it in
-../shared/reference/relax_ops.json or tests/relax/relax_api_extra.json (a wrong keyword is a
-TypeError, as in TVM). BlockBuilder records the bindings (name_hint, op, arguments) so tests can
-check the call structure; it checks scoping (a Var must be a parameter or bound earlier; no
+../shared/reference/relax_ops_v020_all.json, relax_ops.json or tests/relax/relax_api_extra.json
+(a wrong keyword is a TypeError, as in TVM). BlockBuilder records the bindings (name_hint, op,
+arguments) so tests can check the call structure; it checks scoping (a Var must be a parameter or bound earlier; no
 DataflowVar escapes its block; emit_output only in a dataflow block; emit_func_output once).
 
 What it is not: TVM. Struct info is inferred by evaluating each op on zero tensors, dynamic dims
@@ -54,8 +54,13 @@ def _default(text):
 
 
 def _load_signatures():
-    with open(os.path.join(_REFERENCE, "relax_ops.json"), encoding="utf-8") as f:
-        entries = json.load(f)
+    """relax_ops.json (the APIs MSC's codegen called, incl. BlockBuilder and the
+    relax.op.linear_algebra.* names), then relax_ops_v020_all.json (every relax.op.* of TVM v0.20:
+    the authority where both list a function), then relax_api_extra.json."""
+    entries = []
+    for name in ("relax_ops.json", "relax_ops_v020_all.json"):
+        with open(os.path.join(_REFERENCE, name), encoding="utf-8") as f:
+            entries += json.load(f)
     with open(_EXTRA, encoding="utf-8") as f:
         extra = json.load(f)
     removed = extra.get("removed_in_v0_20", {})
@@ -122,6 +127,20 @@ class IntImm(PrimExpr):
 
     def __int__(self):
         return self.value
+
+
+class FloatImm(PrimExpr):
+    @checked("tir.FloatImm")
+    def __init__(self, dtype, value, span):
+        if not str(dtype).startswith("float"):
+            raise TypeError("tir.FloatImm: dtype must be a float type, got %s" % dtype)
+        self.dtype, self.value = str(dtype), float(value)
+
+    def _key(self):
+        return ("float", self.dtype, self.value)
+
+    def _text(self):
+        return repr(self.value)
 
 
 class Var(PrimExpr):
@@ -197,7 +216,7 @@ def _simplify(e):
 
 def evaluate_prim(e, env):
     """Value of a PrimExpr with tir.Vars from env {Var: int}."""
-    if isinstance(e, IntImm):
+    if isinstance(e, (IntImm, FloatImm)):
         return e.value
     if isinstance(e, Var):
         if e not in env:
@@ -310,6 +329,7 @@ def _new_var(name_hint, sinfo, dataflow):
 class Call(Expr):
     def __init__(self, op, args):
         self.op, self.args = op, args
+        self.lowering = None  # set by the fake passes: "decomposed", "dispatched", "v0.20-topi"
 
     def __repr__(self):
         return "%s(%s)" % (self.op.replace("relax.op.", "R."), ", ".join("%s=%r" % kv for kv in self.args.items()))
@@ -336,6 +356,66 @@ class TupleGetItem(Expr):
 
     def __repr__(self):
         return "%r[%d]" % (self.tuple_value, self.index)
+
+
+class Constant(Expr):
+    """relax.Constant (relax.const): a tensor value with its struct info."""
+
+    def __init__(self, data):
+        self.data = data
+        self.struct_info = tensor_sinfo(list(data.shape), dtype_name(data))
+
+    def __repr__(self):
+        return "R.const(%s %s)" % (self.struct_info.dtype, list(self.data.shape))
+
+
+def const(*args, **kwargs):
+    """relax.const (python/tvm/relax/expr.py): python int -> int32, float -> float32 when dtype is None."""
+    a = bind("relax.const", args, kwargs)
+    value, dtype = a["value"], a["dtype"]
+    if isinstance(value, (bool, int, float, list)) or isinstance(value, np.generic):
+        value = np.array(value, dtype=dtype)
+    if not isinstance(value, np.ndarray):
+        raise ValueError("relax.const: value has to be scalar or NDArray")
+    if not dtype:
+        dtype = {np.dtype("int64"): "int32", np.dtype("float64"): "float32"}.get(value.dtype)
+    if dtype is not None:
+        value = value.astype(dtype)
+    return Constant(torch.from_numpy(np.array(value)))
+
+
+class PrimStructInfo(StructInfo):
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __repr__(self):
+        return "R.Prim(%r)" % self.dtype
+
+
+class ShapeStructInfo(StructInfo):
+    def __init__(self, ndim):
+        self.ndim = ndim
+
+    def __repr__(self):
+        return "R.Shape(ndim=%d)" % self.ndim
+
+
+class PrimValue(Expr):
+    @checked("relax.PrimValue")
+    def __init__(self, value, span):
+        if isinstance(value, bool) or not isinstance(value, (int, float, PrimExpr)):
+            raise TypeError("relax.PrimValue: value must be a PrimExpr or an int, got %r" % (value,))
+        if isinstance(value, int):
+            value = _int(value)
+        elif isinstance(value, float):  # the FFI converts a Python float to a float32 FloatImm
+            obj = FloatImm.__new__(FloatImm)
+            obj.dtype, obj.value = "float32", value
+            value = obj
+        self.value = value
+        self.struct_info = PrimStructInfo(value.dtype)
+
+    def __repr__(self):
+        return "R.prim(%r)" % (self.value,)
 
 
 def _tuple(fields):
@@ -523,9 +603,26 @@ IMPLS = {
 }
 
 
+def _check_reshape(args):
+    """relax.op.reshape with a -1 or 0 dim infers it from x's struct info when the call is made
+    (src/relax/op/tensor/manipulate.cc, ConvertNewShapeToExpr): x must already be emitted."""
+    shape = args["shape"]
+    dims = shape.values if isinstance(shape, ShapeExpr) else shape
+    if any(isinstance(d, (int, IntImm)) and int(d) in (-1, 0) for d in dims) and \
+            isinstance(args["x"], (Call, Tuple, TupleGetItem)):
+        raise RuntimeError("relax.op.reshape: the struct_info is not populated, check if you have normalized the expr "
+                           "(a reshape with -1 or 0 needs an emitted input)")
+
+
+_CONSTRUCT_CHECKS = {"relax.op.reshape": _check_reshape}
+
+
 def make_op(path):
     def op(*args, **kwargs):
-        return Call(path, bind(path, args, kwargs))
+        bound = bind(path, args, kwargs)
+        if path in _CONSTRUCT_CHECKS:
+            _CONSTRUCT_CHECKS[path](bound)
+        return Call(path, bound)
     op.__name__ = path.rsplit(".", 1)[1]
     op.__doc__ = "fake TVM %s%s" % (path, SIGNATURES[path])
     return op
@@ -537,7 +634,14 @@ _PRIMES = [37, 41, 43, 47, 53, 59]
 
 
 def _to_value(v, env, lookup):
-    """Arg value -> evaluation value: Exprs via lookup, PrimExprs -> ints, lists recursively."""
+    """Arg value -> evaluation value: Constants -> their tensor, PrimValues -> (dtype, number),
+    ShapeExprs -> lists of ints, other Exprs via lookup, PrimExprs -> ints, lists recursively."""
+    if isinstance(v, Constant):
+        return v.data.clone()
+    if isinstance(v, PrimValue):
+        return (v.value.dtype, v.value.value if isinstance(v.value, FloatImm) else evaluate_prim(v.value, env))
+    if isinstance(v, ShapeExpr):
+        return [evaluate_prim(d, env) for d in v.values]
     if isinstance(v, Expr):
         return lookup(v)
     if isinstance(v, PrimExpr):
@@ -550,14 +654,47 @@ def _to_value(v, env, lookup):
 def run_call(call, env, lookup):
     if call.op not in IMPLS:
         raise NotImplementedError("fake tvm: no evaluation for %s" % call.op)
+    if call.op in _SELF_COMPARE and call.args["x1"] is call.args["x2"]:
+        # TVM's arith simplifier folds x == x / x != x (same operand) to a constant, NaN or not
+        x = lookup(call.args["x1"]) if isinstance(call.args["x1"], Expr) else None
+        return torch.full(x.shape, _SELF_COMPARE[call.op], dtype=torch.bool)
     args = {k: _to_value(v, env, lookup) for k, v in call.args.items()}
+    if getattr(call, "lowering", None) == "v0.20-topi":  # see _builder.LegalizeOps
+        args["training"] = not args["training"]
     with torch.no_grad():
+        if _all_half(args) and call.op != "relax.op.astype" and args.get("out_dtype") in (None, ""):
+            # torch 1.13's CPU kernels lack most float16 ops: float32 math, rounded back to half
+            result = IMPLS[call.op](**_map_tensors(args, lambda t: t.float() if t.dtype == torch.float16 else t))
+            return _map_tensors(result, lambda t: t.half() if t.dtype == torch.float32 else t)
         return IMPLS[call.op](**args)
+
+
+_SELF_COMPARE = {"relax.op.equal": True, "relax.op.not_equal": False, "relax.op.less_equal": True,
+                 "relax.op.greater_equal": True, "relax.op.less": False, "relax.op.greater": False}
+
+
+def _map_tensors(v, fn):
+    if isinstance(v, torch.Tensor):
+        return fn(v)
+    if isinstance(v, dict):
+        return {k: _map_tensors(x, fn) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return type(v)(_map_tensors(x, fn) for x in v)
+    return v
+
+
+def _all_half(args):
+    """Whether the float tensors among args are all float16 (and there is one)."""
+    dtypes = set()
+    _map_tensors(args, lambda t: dtypes.add(t.dtype) if t.is_floating_point() else None)
+    return dtypes == {torch.float16}
 
 
 def _collect_prims(v, out):
     if isinstance(v, PrimExpr):
         out.append(v)
+    elif isinstance(v, ShapeExpr):
+        out.extend(v.values)
     elif isinstance(v, (list, tuple)):
         for x in v:
             _collect_prims(x, out)
@@ -595,12 +732,17 @@ def infer_call(call, sinfo_of):
     env = {var: _PRIMES[i] for i, var in enumerate(variables)}
     candidates = [e for e in exprs if prim_vars(e, [])]
 
+    # divisions get ones (an integer division by zero raises in torch), everything else zeros
+    fill = torch.ones if call.op in ("relax.op.divide", "relax.op.floor_divide", "relax.op.floor_mod") else torch.zeros
+
     def zeros(expr):
+        if isinstance(expr, Constant):
+            return expr.data.clone()  # real values: a floor_mod by a zero constant would fail
         s = sinfo_of(expr)
         if isinstance(s, TensorStructInfo):
             if s.shape is None:
                 raise NotImplementedError("fake tvm: tensor of unknown shape")
-            return torch.zeros([evaluate_prim(d, env) for d in s.shape.values], dtype=_TORCH_DTYPES[s.dtype])
+            return fill([evaluate_prim(d, env) for d in s.shape.values], dtype=_TORCH_DTYPES[s.dtype])
         raise TypeError("%s: a tensor argument is a %s" % (call.op, type(s).__name__))
 
     result = run_call(call, env, zeros)
@@ -654,3 +796,8 @@ def make_array(api):
             raise TypeError("%s: arr must be a numpy array" % api)
         return NDArray(a["arr"])
     return array
+
+
+from . import _ops  # noqa: E402  (the remaining relax ops; imports this module)
+
+IMPLS.update(_ops.IMPLS)

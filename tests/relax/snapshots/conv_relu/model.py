@@ -12,6 +12,8 @@ binding per MSC node (name_hint = the node's name). Every emitted value's struct
 against the graph's shape and dtype while building (_expect). load_model() builds it on
 input_vars() and binds weights.safetensors with relax.transform.BindParams.
 
+compile_module() builds for a target after lower_module() (DecomposeOpsForInference, which
+batch_norm needs on TVM v0.20, DispatchSortScan, LegalizeOps).
 Targets TVM v0.20 and later (the relax API of v0.20); to_tensor, compile_module and the tir import
 cover the APIs renamed since (tvm.nd.array -> tvm.runtime.tensor, relax.build -> tvm.compile,
 tvm.tir -> tvm.tirx). Weights are read by load_safetensors below: numpy only.
@@ -52,9 +54,28 @@ def to_tensor(array, device=None):
     return tvm.runtime.tensor(array, device)
 
 
+def lower_module(mod, target="llvm"):
+    """The relax passes compile_module runs before building, in this order:
+
+    1. relax.transform.DecomposeOpsForInference(): relax.op.nn.batch_norm becomes
+       (x - moving_mean) / sqrt(moving_var + epsilon) * gamma + beta. Needed for correct results:
+       TVM v0.20's LegalizeOps lowers batch_norm with the meaning of `training` reversed
+       (training=False normalizes with the batch statistics; later releases changed it again,
+       apache/tvm#17752, #19574); the decomposition is the inference meaning on every version.
+    2. relax.backend.DispatchSortScan() (under `target`): topk / cumsum / sort become TOPI
+       kernels; TVM v0.20's LegalizeOps has no lowering for them.
+    3. relax.transform.LegalizeOps(): every other relax op becomes TIR.
+    """
+    with tvm.target.Target(target):
+        mod = relax.transform.DecomposeOpsForInference()(mod)
+        mod = relax.backend.DispatchSortScan()(mod)
+        return relax.transform.LegalizeOps()(mod)
+
+
 def compile_module(mod, target="llvm"):
-    """Build an IRModule into a relax executable: relax.build (TVM v0.20), tvm.compile (later
-    releases, where relax.build may be gone)."""
+    """Build an IRModule into a relax executable: lower_module, then relax.build (TVM v0.20) or
+    tvm.compile (later releases, where relax.build may be gone)."""
+    mod = lower_module(mod, target)
     build = getattr(relax, "build", None)
     if build is not None:
         return build(mod, target=target)

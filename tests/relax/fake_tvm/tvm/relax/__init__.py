@@ -10,6 +10,11 @@ ShapeExpr = _I.ShapeExpr
 Tuple = _I.Tuple
 TupleGetItem = _I.TupleGetItem
 Expr = _I.Expr
+Constant = _I.Constant
+PrimValue = _I.PrimValue
+PrimStructInfo = _I.PrimStructInfo
+ShapeStructInfo = _I.ShapeStructInfo
+const = _I.const
 VirtualMachine = _B.VirtualMachine
 IRModule = _B.IRModule
 
@@ -25,6 +30,9 @@ class _Namespace:
 transform = _Namespace("relax.transform")
 transform.BindParams = _B.BindParams
 transform.LegalizeOps = _B.LegalizeOps
+transform.DecomposeOpsForInference = _B.DecomposeOpsForInference
+backend = _Namespace("relax.backend")
+backend.DispatchSortScan = _B.DispatchSortScan
 if _I.FLAVOR == "v0.20":
     build = _B.build
 

@@ -7,4 +7,5 @@ if _I.FLAVOR != "v0.20":
 PrimExpr = _I.PrimExpr
 Var = _I.Var
 IntImm = _I.IntImm
+FloatImm = _I.FloatImm
 globals().update(_I.BINOP_CLASSES)
