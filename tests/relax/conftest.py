@@ -161,9 +161,13 @@ import cases  # noqa: E402  (graphs/ is on sys.path)
 import edge_cases  # noqa: E402
 
 REAL = ["conv_relu", "mlp"]
-EXAMPLES = ["conv_relu", "fashion_mnist_mlp", "resnet18"]
-PROJECTS = (["real/" + m for m in REAL] + ["real/mlp-param-dict"] + ["case/" + c for c in cases.CASES] +
-            ["edge/" + c for c in edge_cases.CASES] + ["example/" + e for e in EXAMPLES] + ["hostile"])
+# Graphs written by TVM v0.20's MSC itself, committed with golden data (tests/msc_real/cases).
+MSC_REAL_CASES = os.path.join(ROOT, "tests", "msc_real", "cases")
+MSC_REAL = sorted(d for d in os.listdir(MSC_REAL_CASES) if os.path.isfile(os.path.join(MSC_REAL_CASES, d, "graph.json")))
+EXAMPLES = ["conv_relu", "fashion_mnist_mlp", "resnet18", "mobilenet_v2", "text_transformer", "gpt2_block"]
+PROJECTS = (["real/" + m for m in REAL] + ["real/mlp-param-dict"] + ["mscreal/" + m for m in MSC_REAL] +
+            ["case/" + c for c in cases.CASES] + ["edge/" + c for c in edge_cases.CASES] +
+            ["example/" + e for e in EXAMPLES] + ["hostile"])
 
 
 def _export(cmd, out, what):
@@ -175,7 +179,7 @@ def _export(cmd, out, what):
 class _Projects:
     """Generates each project of PROJECTS once per session, on first use (`projects` fixture):
     real/<m> = ../shared/reference/msc-real/<m> (golden npz converted), real/mlp-param-dict = its
-    weights.bin, case/<c> = graphs/cases.py, edge/<c> = edge_cases.py, example/<e> =
+    weights.bin, mscreal/<m> = tests/msc_real/cases/<m> (MSC-written graphs), case/<c> = graphs/cases.py, edge/<c> = edge_cases.py, example/<e> =
     examples/<e>/export.py, hostile = python -m msc_export hostile. A missing example or exporter is
     a failure, never a skip."""
 
@@ -201,6 +205,10 @@ class _Projects:
                 npz_to_safetensors(os.path.join(src, part + ".npz"), os.path.join(golden, part + ".safetensors"))
             weights = os.path.join(src, "weights.bin" if name.endswith("-param-dict") else "weights.safetensors")
             return generate(pid.replace("/", "-"), os.path.join(src, "graph.json"), out, weights, golden)
+        if kind == "mscreal":
+            src = os.path.join(MSC_REAL_CASES, name)
+            return generate(pid.replace("/", "-"), os.path.join(src, "graph.json"), out,
+                            os.path.join(src, "weights.safetensors"), os.path.join(src, "golden"))
         if kind in ("case", "edge"):
             case = (cases if kind == "case" else edge_cases).build_case(name)
             golden = os.path.join(work, "golden")
