@@ -65,8 +65,9 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
       const auto& s = specs[i];
       bool ok = msc::emit::HasSnippet(s, optype) ||
                 std::find(s.no_snippet.begin(), s.no_snippet.end(), optype) != s.no_snippet.end();
-      counts[i] += ok;
-      std::string cell = ok ? "yes" : "-";
+      const bool na = !def.not_for_inference.empty();
+      counts[i] += ok && !na;
+      std::string cell = na ? "n/a" : ok ? "yes" : "-";
       std::cout << cell << std::string(s.name.size() + 2 - cell.size(), ' ');
     }
     std::cout << "\n";
@@ -83,6 +84,9 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
                              ' ');
   }
   std::cout << "\n";
+  for (const auto& [optype, def] : opdefs.all())
+    if (!def.not_for_inference.empty())
+      std::cout << "n/a " << optype << ": " << def.not_for_inference << "\n";
   return 0;
 }
 

@@ -184,6 +184,12 @@ GenerateSummary Generate(const GenerateOptions& o) {
   const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
   ir::MSCGraph graph = ir::LoadGraph(o.graph_path);
   ir::Validate(graph, &opdefs);
+  for (const auto& node : graph.nodes) {
+    const opdef::OpDef* def = opdefs.Find(node.optype);
+    if (def && !def->not_for_inference.empty())
+      throw Error(o.graph_path + ": node " + Json(node.name).dump() + " (" + node.optype +
+                  "): " + def->not_for_inference);
+  }
   if (!o.input_shapes.empty()) {
     ir::SpecializeShapes(graph, o.input_shapes);
     ir::Validate(graph, &opdefs);

@@ -187,8 +187,9 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
   d.optype = optype;
   d.file = r.Where(n);
   const std::string what = "op '" + optype + "'";
-  for (const auto& [key, v] :
-       r.Map(n, what, {"summary", "inputs", "min_inputs", "weights", "attrs", "extra_attrs"})) {
+  for (const auto& [key, v] : r.Map(n, what,
+                                    {"summary", "inputs", "min_inputs", "weights", "attrs",
+                                     "extra_attrs", "not_for_inference"})) {
     if (key == "summary") {
       d.summary = r.Str(v, what + " summary");
     } else if (key == "inputs") {
@@ -220,6 +221,8 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
           d.attrs.push_back(ParseAttrDef(r, an, av));
     } else if (key == "extra_attrs") {
       d.allow_extra_attrs = r.Bool(v, what + " extra_attrs");
+    } else if (key == "not_for_inference") {
+      d.not_for_inference = r.Str(v, what + " not_for_inference");
     }
   }
   if (d.summary.empty()) r.Fail(n, what + " has no 'summary'");

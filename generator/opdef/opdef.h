@@ -65,7 +65,10 @@ struct OpDef {
   std::vector<WeightDef> weights;
   std::vector<AttrDef> attrs;
   bool allow_extra_attrs = false;  ///< accept (and pass through as strings) unknown attrs.
-  std::string file;                ///< where it was defined, "opdefs/nn.yaml:12".
+  /// Non-empty for optypes with no inference meaning (nn.nll_loss, plugin): why. `generate`
+  /// rejects a graph holding one with this reason; `ops` shows "n/a".
+  std::string not_for_inference;
+  std::string file;  ///< where it was defined, "opdefs/nn.yaml:12".
 
   const AttrDef* FindAttr(const std::string& name) const;
   const WeightDef* FindWeight(const std::string& role) const;

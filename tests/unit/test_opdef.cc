@@ -94,8 +94,7 @@ TEST_CASE("opdef loader is strict and names file:line:col") {
   CHECK(LoadError("add:\n  summary: x\n  inputs: [a, b]\n") == "");
   CHECK(LoadError("add:\n  summary: x\n  input: [a]\n") ==
         "ops.yaml:3:3: unknown key 'input' in op 'add' (valid keys: summary, inputs, min_inputs, "
-        "weights, attrs, "
-        "extra_attrs)");
+        "weights, attrs, extra_attrs, not_for_inference)");
   CHECK(LoadError("add:\n  summary: x\n  summary: y\n") ==
         "ops.yaml:3:3: duplicate key 'summary' in op 'add'");
   CHECK(LoadError("add:\n  summary: x\n  attrs:\n    axis: {type: integer, default: 1}\n") ==
