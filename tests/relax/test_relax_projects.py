@@ -86,6 +86,20 @@ def test_golden_harness_fails_on_wrong_outputs(projects, pid, tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_golden_harness_rejects_degenerate_golden(projects, tmp_path):
+    """A float golden output whose max |x| <= 1e-3 is an invalid case, even at a loose tolerance."""
+    p = projects["real/conv_relu"]
+    bad = tmp_path / "project"
+    shutil.copytree(p.dir, bad)
+    outputs = read_safetensors(bad / "golden" / "outputs.safetensors")
+    name = p.graph["outputs"][0]
+    outputs[name] = (outputs[name] * 1e-6).astype(outputs[name].dtype)
+    write_safetensors(bad / "golden" / "outputs.safetensors", outputs)
+    proc = run_project(bad, args=["--atol", "10"])
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "invalid golden case: max |expected| = " in proc.stdout
+
+
 def test_real_graph_weights_from_param_dict_match_safetensors(projects):
     """weights.bin (TVM param dict) and weights.safetensors of msc-real/mlp generate the same project."""
     a, b = projects["real/mlp"], projects["real/mlp-param-dict"]

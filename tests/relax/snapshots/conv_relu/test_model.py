@@ -36,6 +36,11 @@ TARGET = "llvm"
 GOLDEN = os.path.join(HERE, "golden")
 
 
+# A float golden output whose largest finite |value| is at most this cannot tell a right result
+# from a wrong one at the tolerance: the check rejects it as an invalid golden case.
+MIN_GOLDEN_MAGNITUDE = 1e-3
+
+
 def compare(name, got, expected, atol, rtol):
     """Returns (ok, message) for one output."""
     if got.shape != expected.shape:
@@ -49,6 +54,10 @@ def compare(name, got, expected, atol, rtol):
             name, max_abs, bad, got.size, "ok" if bad == 0 else "FAILED")
     g = got.astype(np.float64)
     e = expected.astype(np.float64)
+    finite = np.abs(e[np.isfinite(e)])
+    if e.size and (finite.size == 0 or float(finite.max()) <= MIN_GOLDEN_MAGNITUDE):
+        return False, "%s: invalid golden case: max |expected| = %.3e <= %g (degenerate float output)" % (
+            name, float(finite.max()) if finite.size else float("nan"), MIN_GOLDEN_MAGNITUDE)
     with np.errstate(invalid="ignore"):
         diff = np.abs(g - e)  # NaN where either is NaN or both are the same infinity
         same = (g == e) | (np.isnan(g) & np.isnan(e))  # equal infinities, NaN vs NaN
