@@ -58,6 +58,10 @@ void MatmulImpl(Program& p, const char* optype, const char* stem, const Tensor& 
                 const Tensor& y, bool transpose_a, bool transpose_b, Activation act);
 void PoolImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
               const Pool2dAttrs& a, bool adaptive);
+// nn.softmax / nn.log_softmax along `axis`: x viewed as [outer, L, inner], one invocation per
+// (outer, inner) line; nothing is recorded for an empty tensor.
+void SoftmaxImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
+                 int64_t axis);
 
 // ---- dtype-generic kernels (shaders/common/dtype.glsl) -------------------------------------
 

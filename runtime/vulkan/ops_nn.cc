@@ -77,6 +77,23 @@ void PoolImpl(Program& p, const char* optype, const char* stem, const Tensor& x,
   Pool(p, optype, stem, x, y, a, adaptive);
 }
 
+void SoftmaxImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& y,
+                 int64_t axis) {
+  CheckFloat32(op, y, {&x, &y});
+  if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
+  if (x.shape.empty()) Fail(op, y, "input must have at least one dim");
+  const int64_t ax = NormAxis(axis, x.shape.size(), op, y);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < ax; ++d) outer *= x.shape[d];
+  for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  struct {
+    uint32_t outer, L, inner;
+  } push{U32(outer, op, y, "outer"), U32(x.shape[ax], op, y, "axis size"),
+         U32(inner, op, y, "inner")};
+  if (x.numel() == 0) return;
+  Launch(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), outer * inner, 64), y);
+}
+
 }  // namespace detail
 
 void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& beta,
@@ -119,20 +136,7 @@ void AdaptiveAvgPool2d(Program& p, const Tensor& x, const Tensor& y) {
 }
 
 void Softmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis) {
-  const char* op = "nn.softmax";
-  CheckFloat32(op, y, {&x, &y});
-  if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
-  if (x.shape.empty()) Fail(op, y, "input must have at least one dim");
-  const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < ax; ++d) outer *= x.shape[d];
-  for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
-  struct {
-    uint32_t outer, L, inner;
-  } push{U32(outer, op, y, "outer"), U32(x.shape[ax], op, y, "axis size"),
-         U32(inner, op, y, "inner")};
-  detail::Launch(p, "nn/softmax", {InTexel(x), Out(y)}, push, {},
-                 Grid1D(p.context(), outer * inner, 64), y);
+  detail::SoftmaxImpl(p, "nn.softmax", "nn/softmax", x, y, axis);
 }
 
 }  // namespace ops

@@ -187,21 +187,7 @@ void GroupNorm(Program& p, const Tensor& x, const Tensor* gamma, const Tensor* b
 }
 
 void LogSoftmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis) {
-  const char* op = "nn.log_softmax";
-  CheckFloat32(op, y, {&x, &y});
-  if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
-  if (x.shape.empty()) Fail(op, y, "input must have at least one dim");
-  const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < ax; ++d) outer *= x.shape[d];
-  for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
-  struct {
-    uint32_t outer, L, inner;
-  } push{U32(outer, op, y, "outer"), U32(x.shape[ax], op, y, "axis size"),
-         U32(inner, op, y, "inner")};
-  if (x.numel() == 0) return;
-  detail::Launch(p, "nn/log_softmax", {InTexel(x), Out(y)}, push, {},
-                 Grid1D(p.context(), outer * inner, 64), y);
+  detail::SoftmaxImpl(p, "nn.log_softmax", "nn/log_softmax", x, y, axis);
 }
 
 }  // namespace ops
