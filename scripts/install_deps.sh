@@ -7,6 +7,8 @@ PACKAGES=(
   build-essential cmake pkg-config clang-format
   # C++ libraries
   nlohmann-json3-dev libyaml-cpp-dev libboost-filesystem-dev doctest-dev libcli11-dev
+  # ONNX frontend (protobuf classes, checker, shape inference) and ONNX's backend test data
+  libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
   # Python side (exporter, generated torch/relax projects, differential tests)
   python3 python3-numpy python3-torch python3-torchvision python3-jinja2 python3-pytest
   libopenblas0-openmp dataset-fashion-mnist

@@ -1,8 +1,12 @@
 // msc-codegen: MSCGraph (+ weights) -> standalone projects for the backends in templates/.
 //
-//   msc-codegen generate --graph G.json --weights W --backend torch --out DIR [--golden DIR]
-//   [--force] msc-codegen inspect G.json        MSC's text form of a graph msc-codegen validate
-//   G.json       schema + semantic checks against opdefs msc-codegen render T.j2 --data D.json
+//   msc-codegen generate --graph G.json|M.onnx [--weights W] --backend torch --out DIR
+//                        [--golden DIR] [--shape NAME=DIMS] [--force]
+//   msc-codegen import M.onnx --out DIR [--input-shape NAME=DIMS] [--golden-from DIR]
+//                                     ONNX -> graph.json + weights.safetensors (+ golden/)
+//   msc-codegen inspect G.json        MSC's text form of a graph
+//   msc-codegen validate G.json       schema + semantic checks against opdefs
+//   msc-codegen render T.j2 --data D.json
 //   msc-codegen ops                   optype x backend coverage matrix
 //
 // Exit status 0 on success; on error one "error: ..." line block on stderr and status 1
@@ -18,6 +22,8 @@
 #include "generator/common/error.h"
 #include "generator/emit/backend_spec.h"
 #include "generator/emit/generate.h"
+#include "generator/emit/writer.h"
+#include "generator/frontend/onnx/onnx_import.h"
 #include "generator/ir/inspect.h"
 #include "generator/ir/specialize.h"
 #include "generator/ir/validate.h"
@@ -90,6 +96,38 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
   return 0;
 }
 
+/// `import`: ONNX model -> DIR/graph.json, DIR/weights.safetensors and, from an ONNX test-data
+/// folder, DIR/golden/{inputs,outputs}.safetensors; committed atomically.
+int ImportCommand(const std::string& model, const std::string& out_dir,
+                  const std::map<std::string, std::vector<int64_t>>& shapes,
+                  const std::string& golden_from, bool force, const std::string& opdefs_dir) {
+  namespace onnx_import = msc::frontend::onnx_import;
+  onnx_import::ImportOptions options;
+  options.input_shapes = shapes;
+  auto result = std::make_shared<onnx_import::ImportResult>(onnx_import::ImportOnnx(model, options));
+  auto opdefs = msc::opdef::OpDefRegistry::LoadDir(opdefs_dir);
+  msc::ir::Validate(result->graph, &opdefs);  // what import writes, generate accepts
+  msc::emit::OutputTree tree;
+  tree.AddText("graph.json", msc::ir::SaveGraphString(result->graph) + "\n");
+  tree.AddWriter("weights.safetensors", [result](const std::string& p) {
+    msc::weights::WriteSafetensors(p, result->weights);
+  });
+  if (!golden_from.empty()) {
+    auto golden = std::make_shared<std::pair<msc::weights::TensorMap, msc::weights::TensorMap>>();
+    onnx_import::ReadOnnxGolden(golden_from, result->graph, &golden->first, &golden->second);
+    tree.AddWriter("golden/inputs.safetensors", [golden](const std::string& p) {
+      msc::weights::WriteSafetensors(p, golden->first);
+    });
+    tree.AddWriter("golden/outputs.safetensors", [golden](const std::string& p) {
+      msc::weights::WriteSafetensors(p, golden->second);
+    });
+  }
+  tree.Commit(out_dir, force);
+  std::cerr << "msc-codegen: imported " << model << ": " << result->graph.nodes.size()
+            << " nodes, " << result->weights.size() << " weights -> " << out_dir << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,7 +143,8 @@ int main(int argc, char** argv) {
 
   msc::emit::GenerateOptions gen;
   auto* generate = app.add_subcommand("generate", "generate a standalone project for a backend");
-  generate->add_option("--graph", gen.graph_path, "MSCGraph JSON file")->required();
+  generate->add_option("--graph", gen.graph_path, "MSCGraph JSON file, or an ONNX model")
+      ->required();
   generate->add_option("--weights", gen.weights_path,
                        "weights: safetensors or TVM param dict (.bin)");
   generate->add_option("--backend", gen.backend, "backend: a folder name under --templates")
@@ -119,6 +158,20 @@ int main(int argc, char** argv) {
                        "node name); specializes the graph's dynamic dims (MSC prims); repeatable");
   generate->add_flag("--force", gen.force,
                      "replace a non-empty --out that msc-codegen did not generate");
+
+  std::string import_model, import_out, golden_from;
+  std::vector<std::string> input_shape_args;
+  bool import_force = false;
+  auto* import_cmd = app.add_subcommand(
+      "import", "import an ONNX model: writes graph.json, weights.safetensors (and golden/)");
+  import_cmd->add_option("model", import_model, "ONNX model file")->required();
+  import_cmd->add_option("--out", import_out, "output folder (replaced atomically)")->required();
+  import_cmd->add_option("--input-shape", input_shape_args,
+                         "NAME=D0,D1,...: static shape for ONNX graph input NAME; repeatable");
+  import_cmd->add_option("--golden-from", golden_from,
+                         "ONNX test-data folder (input_N.pb, output_N.pb) -> golden/*.safetensors");
+  import_cmd->add_flag("--force", import_force,
+                       "replace a non-empty --out that msc-codegen did not write");
 
   std::string graph_path;
   auto* inspect = app.add_subcommand("inspect", "print a graph in MSC's text form");
@@ -153,6 +206,14 @@ int main(int argc, char** argv) {
       auto summary = msc::emit::Generate(gen);
       std::cerr << "msc-codegen: wrote " << summary.files << " files (" << summary.nodes
                 << " nodes, " << summary.weights << " weights) to " << gen.out_dir << "\n";
+    } else if (*import_cmd) {
+      std::map<std::string, std::vector<int64_t>> shapes;
+      for (const auto& arg : input_shape_args) {
+        auto [name, dims] = msc::ir::ParseShapeArg(arg);
+        if (!shapes.emplace(name, dims).second)
+          throw msc::Error("--input-shape " + name + " is given twice");
+      }
+      return ImportCommand(import_model, import_out, shapes, golden_from, import_force, opdefs_dir);
     } else if (*inspect) {
       std::cout << msc::ir::InspectGraph(msc::ir::LoadGraph(graph_path));
     } else if (*validate) {

@@ -8,6 +8,7 @@
 #include "generator/emit/context.h"
 #include "generator/emit/naming.h"
 #include "generator/emit/writer.h"
+#include "generator/frontend/onnx/onnx_import.h"
 #include "generator/ir/specialize.h"
 #include "generator/ir/validate.h"
 #include "generator/tmpl/environment.h"
@@ -91,13 +92,16 @@ void CheckSnippets(const ir::MSCGraph& graph, const BackendSpec& spec) {
   }
 }
 
-/// Reads and binds the weights; adds them to the project. Returns how many were bound.
+/// Reads and binds the weights (or takes those an ONNX import produced); adds them to the
+/// project. Returns how many were bound.
 size_t AddWeights(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec,
-                  OutputTree& tree) {
+                  OutputTree& tree, const weights::TensorMap* imported) {
   bool needs_weights = false;
   for (const auto& n : graph.nodes) needs_weights = needs_weights || !n.weights.empty();
   auto bound = std::make_shared<weights::TensorMap>();
-  if (!o.weights_path.empty()) {
+  if (imported) {
+    *bound = weights::BindGraphWeights(graph, *imported, o.graph_path);
+  } else if (!o.weights_path.empty()) {
     *bound = weights::BindGraphWeights(graph, weights::ReadWeights(o.weights_path), o.weights_path);
   } else if (needs_weights) {
     throw Error(o.graph_path +
@@ -119,10 +123,17 @@ Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const Backen
   fs::path dir(o.golden_dir);
   if (!fs::is_directory(dir)) throw Error(o.golden_dir + ": golden folder not found");
   const std::string out = spec.golden_output;
+  // An ONNX backend-test folder (input_N.pb / output_N.pb TensorProtos) works as golden data too.
+  const bool onnx_pb = !fs::exists(dir / "inputs.safetensors") && fs::exists(dir / "input_0.pb");
+  weights::TensorMap onnx_golden[2];
+  if (onnx_pb)
+    frontend::onnx_import::ReadOnnxGolden(dir.string(), graph, &onnx_golden[0], &onnx_golden[1]);
   for (const char* kind : {"inputs", "outputs"}) {
+    const bool inputs = std::string(kind) == "inputs";
     auto tensors = std::make_shared<weights::TensorMap>(
-        LoadGolden((dir / (std::string(kind) + ".safetensors")).string(), graph,
-                   std::string(kind) == "inputs" ? graph.inputs : graph.outputs));
+        onnx_pb ? onnx_golden[inputs ? 0 : 1]
+                : LoadGolden((dir / (std::string(kind) + ".safetensors")).string(), graph,
+                             inputs ? graph.inputs : graph.outputs));
     tree.AddWriter(out + "/" + kind + ".safetensors",
                    [tensors](const std::string& p) { weights::WriteSafetensors(p, *tensors); });
   }
@@ -182,7 +193,20 @@ void AddCopies(const BackendSpec& spec, OutputTree& tree) {
 GenerateSummary Generate(const GenerateOptions& o) {
   const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
   const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
-  ir::MSCGraph graph = ir::LoadGraph(o.graph_path);
+  ir::MSCGraph graph;
+  std::unique_ptr<weights::TensorMap> imported;
+  const bool onnx = frontend::onnx_import::IsOnnxFile(o.graph_path);
+  if (onnx) {
+    if (!o.weights_path.empty())
+      throw Error(o.graph_path + ": an ONNX model carries its weights (initializers); drop --weights");
+    frontend::onnx_import::ImportOptions io;
+    io.input_shapes = o.input_shapes;  // ONNX input names are the input nodes' names
+    auto result = frontend::onnx_import::ImportOnnx(o.graph_path, io);
+    graph = std::move(result.graph);
+    imported = std::make_unique<weights::TensorMap>(std::move(result.weights));
+  } else {
+    graph = ir::LoadGraph(o.graph_path);
+  }
   ir::Validate(graph, &opdefs);
   for (const auto& node : graph.nodes) {
     const opdef::OpDef* def = opdefs.Find(node.optype);
@@ -190,7 +214,7 @@ GenerateSummary Generate(const GenerateOptions& o) {
       throw Error(o.graph_path + ": node " + Json(node.name).dump() + " (" + node.optype +
                   "): " + def->not_for_inference);
   }
-  if (!o.input_shapes.empty()) {
+  if (!o.input_shapes.empty() && !onnx) {
     ir::SpecializeShapes(graph, o.input_shapes);
     ir::Validate(graph, &opdefs);
   }
@@ -199,7 +223,7 @@ GenerateSummary Generate(const GenerateOptions& o) {
   OutputTree tree;
   GenerateSummary summary;
   summary.nodes = graph.nodes.size();
-  summary.weights = AddWeights(o, graph, spec, tree);
+  summary.weights = AddWeights(o, graph, spec, tree, imported.get());
   Json golden_files = AddGolden(o, graph, spec, tree);
 
   Json ctx = BuildContext(graph, opdefs, spec);

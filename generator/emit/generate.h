@@ -16,12 +16,13 @@ class Environment;
 namespace msc::emit {
 
 struct GenerateOptions {
-  std::string graph_path;    ///< MSCGraph JSON.
-  std::string weights_path;  ///< safetensors or TVM param dict; "" only for weightless graphs.
+  std::string graph_path;    ///< MSCGraph JSON, or an ONNX model (sniffed by content).
+  std::string weights_path;  ///< safetensors or TVM param dict; "" for weightless graphs and ONNX.
   std::string backend;       ///< folder name under templates_root.
   std::string out_dir;
-  std::string
-      golden_dir;  ///< optional: inputs.safetensors + outputs.safetensors (+ extra *.safetensors).
+  /// Optional: inputs.safetensors + outputs.safetensors (+ extra *.safetensors), or an ONNX
+  /// backend-test folder (input_N.pb, output_N.pb).
+  std::string golden_dir;
   /// Optional `--shape` values: graph input (tensor name, alias or node name) -> dims. When
   /// given, the graph's dynamic dims are specialized first (ir::SpecializeShapes).
   std::map<std::string, std::vector<int64_t>> input_shapes;

@@ -1,0 +1,661 @@
+// The ONNX import driver: load + check, shape inference with import-time folding, then one
+// converter call per remaining node (see onnx_import.h for the naming rules).
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <boost/filesystem.hpp>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "generator/frontend/onnx/const_eval.h"
+#include "generator/frontend/onnx/convert.h"
+#include "generator/frontend/onnx/onnx_import.h"
+#include "generator/frontend/onnx/tensor_proto.h"
+#include "generator/ir/attr_format.h"
+
+namespace msc::frontend::onnx_import {
+
+namespace fs = boost::filesystem;
+using ir::Json;
+using weights::Tensor;
+
+namespace {
+
+constexpr int64_t kMinIrVersion = 3, kMaxIrVersion = 8, kMaxOpset = 17;
+
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+/// MSC's name hint of an optype (SetExprName names a call after its op, a composite after its
+/// anchor call).
+std::string HintOf(const std::string& optype) {
+  if (optype == "msc.conv2d_bias") return "conv2d";
+  if (optype == "msc.conv1d_bias") return "conv1d";
+  if (optype == "msc.linear" || optype == "msc.linear_bias" || optype == "msc.matmul")
+    return "matmul";
+  if (optype == "msc.embedding") return "take";
+  auto dot = optype.rfind('.');
+  return dot == std::string::npos ? optype : optype.substr(dot + 1);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open ONNX model");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+class Importer {
+ public:
+  Importer(const std::string& path, const ImportOptions& options)
+      : path_(path), options_(options) {
+    model_dir_ = fs::path(path).parent_path().string();
+    if (model_dir_.empty()) model_dir_ = ".";
+  }
+
+  ImportResult Run();
+
+  // --- used by ConvertContext
+  std::string UniqueName(const std::string& hint) {
+    std::string name = hint.empty() ? "node" : hint;
+    if (used_.insert(name).second) return name;
+    for (int64_t& k = counters_[name];;) {
+      std::string cand = name + "_" + std::to_string(++k);
+      if (used_.insert(cand).second) return cand;
+    }
+  }
+  ir::MSCTensor& TensorInfo(const std::string& tensor) {
+    auto it = tensor_pos_.find(tensor);
+    if (it == tensor_pos_.end()) throw Error("internal: unknown MSC tensor " + tensor);
+    return result_.graph.nodes[it->second.first].outputs[it->second.second];
+  }
+  std::vector<std::string> AddNode(const std::string& optype, const std::vector<std::string>& inputs,
+                                   const ir::OrderedMap<std::string>& attrs,
+                                   const std::vector<OutSpec>& outputs,
+                                   const std::vector<WeightSpec>& weights, const std::string& hint) {
+    ir::MSCJoint n;
+    n.index = static_cast<int64_t>(result_.graph.nodes.size());
+    n.name = UniqueName(hint.empty() ? HintOf(optype) : hint);
+    n.optype = optype;
+    for (const auto& in : inputs) {
+      auto producer = ir::SplitTensorName(in);
+      if (!producer) throw Error("internal: bad tensor name " + in);
+      n.inputs.push_back(in);
+      if (std::find(n.parents.begin(), n.parents.end(), producer->first) == n.parents.end())
+        n.parents.push_back(producer->first);
+    }
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      ir::MSCTensor t;
+      t.name = n.name + ":" + std::to_string(k);
+      t.dtype = outputs[k].dtype;
+      t.shape = outputs[k].shape;
+      t.prims = outputs[k].prims;
+      n.outputs.push_back(t);
+    }
+    n.attrs = attrs;
+    for (const auto& w : weights) {
+      ir::MSCTensor t;
+      t.name = UniqueName("const");
+      t.alias = w.alias.empty() ? n.name + "." + w.role : w.alias;
+      t.dtype = w.data.dtype;
+      t.shape = w.data.shape;
+      t.layout = w.layout;
+      result_.weights[t.name] = w.data;
+      n.weights.emplace_back(w.role, t);
+    }
+    std::vector<std::string> names;
+    const size_t idx = result_.graph.nodes.size();
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      tensor_pos_[n.outputs[k].name] = {idx, k};
+      names.push_back(n.outputs[k].name);
+    }
+    result_.graph.nodes.push_back(std::move(n));
+    return names;
+  }
+  /// A `constant` node for `value` (MSC: weight `const`, `scalar` attr when 0-d).
+  std::string AddConstant(const Tensor& value, const std::string& alias) {
+    ir::OrderedMap<std::string> attrs;
+    if (value.shape.empty()) {
+      auto v = TensorDoubles(value);
+      attrs.emplace_back("scalar", value.dtype.rfind("float", 0) == 0
+                                       ? ir::AttrFloat(static_cast<float>(v.at(0)))
+                                       : ir::AttrInt(static_cast<int64_t>(v.at(0))));
+    }
+    const std::string name = UniqueName("const");
+    used_.erase(name);  // the node takes the name; its weight gets the same name, as MSC does
+    auto out = AddNode("constant", {}, attrs, {{value.dtype, value.shape, {}}}, {}, name);
+    ir::MSCJoint& node = result_.graph.nodes.back();
+    ir::MSCTensor w;
+    w.name = node.name;
+    w.alias = alias.empty() ? node.name : alias;
+    w.dtype = value.dtype;
+    w.shape = value.shape;
+    result_.weights[w.name] = value;
+    node.weights.emplace_back("const", w);
+    return out[0];
+  }
+  Value& Val(const std::string& onnx_name) {
+    auto it = values_.find(onnx_name);
+    if (it == values_.end()) throw Error(path_ + ": value '" + onnx_name + "' is used before it is defined");
+    return it->second;
+  }
+  /// The MSC tensor of an ONNX value, materializing a constant once.
+  std::string TensorOf(const std::string& onnx_name) {
+    Value& v = Val(onnx_name);
+    if (v.tensor.empty()) {
+      if (!v.constant) throw Error("internal: value '" + onnx_name + "' has neither tensor nor constant");
+      v.tensor = AddConstant(*v.constant, onnx_name);
+    }
+    return v.tensor;
+  }
+  OutSpec StaticInfo(const std::string& onnx_name, const std::string& where) const;
+  void SetValue(const std::string& onnx_name, Value v) { values_[onnx_name] = std::move(v); }
+  const std::string& path() const { return path_; }
+
+ private:
+  void Load();
+  void ApplyInputShapes();
+  void InferAndFold();
+  void ReadValueTypes();
+  std::optional<std::vector<Tensor>> TryFold(const onnx::NodeProto& node);
+  void AddInputs();
+  void ConvertNodes();
+  void AddOutputs();
+
+  std::string path_, model_dir_;
+  ImportOptions options_;
+  onnx::ModelProto model_;
+  int64_t opset_ = 0;
+  std::map<std::string, onnx::TypeProto> types_;
+  std::map<std::string, std::shared_ptr<const Tensor>> known_;
+  std::map<std::string, Value> values_;
+  std::set<std::string> used_;
+  std::map<std::string, int64_t> counters_;
+  std::map<std::string, std::pair<size_t, size_t>> tensor_pos_;
+  std::set<std::string> input_symbols_;
+  ImportResult result_;
+};
+
+void Importer::Load() {
+  const std::string bytes = ReadAll(path_);
+  if (!model_.ParseFromString(bytes) || !model_.has_graph())
+    throw Error(path_ + ": not an ONNX model (cannot parse an onnx.ModelProto with a graph)");
+  if (model_.ir_version() < kMinIrVersion || model_.ir_version() > kMaxIrVersion)
+    throw Error(path_ + ": ONNX IR version " + std::to_string(model_.ir_version()) +
+                " is not supported (supported: " + std::to_string(kMinIrVersion) + "-" +
+                std::to_string(kMaxIrVersion) + ")");
+  for (const auto& imp : model_.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx") opset_ = imp.version();
+  if (opset_ < 1 || opset_ > kMaxOpset)
+    throw Error(path_ + ": default-domain opset " + std::to_string(opset_) +
+                " is not supported (supported: 1-" + std::to_string(kMaxOpset) + ")");
+  try {
+    onnx::checker::check_model(model_);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    throw Error(path_ + ": ONNX checker: " + what.substr(0, what.find("\n\n")));
+  }
+  if (model_.ir_version() < 4) model_.set_ir_version(4);  // initializers need not be inputs
+}
+
+void Importer::ApplyInputShapes() {
+  std::set<std::string> inits;
+  for (const auto& init : model_.graph().initializer()) inits.insert(init.name());
+  std::set<std::string> seen;
+  for (auto& in : *model_.mutable_graph()->mutable_input()) {
+    if (inits.count(in.name())) continue;
+    auto it = options_.input_shapes.find(in.name());
+    if (it == options_.input_shapes.end()) continue;
+    seen.insert(in.name());
+    auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    const auto& dims = it->second;
+    if (shape->dim_size() != 0 && shape->dim_size() != static_cast<int>(dims.size()))
+      throw Error(path_ + ": --input-shape " + in.name() + " has " + std::to_string(dims.size()) +
+                  " dims, the model's input has " + std::to_string(shape->dim_size()));
+    shape->clear_dim();
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+  }
+  for (const auto& [name, dims] : options_.input_shapes)
+    if (!seen.count(name)) {
+      std::string names;
+      for (const auto& in : model_.graph().input())
+        if (!inits.count(in.name())) names += (names.empty() ? "" : ", ") + Quote(in.name());
+      throw Error(path_ + ": --input-shape names '" + name + "', which is not a graph input (inputs: " +
+                  names + ")");
+    }
+}
+
+void Importer::ReadValueTypes() {
+  types_.clear();
+  const auto& g = model_.graph();
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const auto& vi : *list)
+      if (vi.has_type()) types_[vi.name()] = vi.type();
+}
+
+OutSpec Importer::StaticInfo(const std::string& name, const std::string& where) const {
+  auto it = types_.find(name);
+  if (it == types_.end() || !it->second.has_tensor_type())
+    throw Unsupported(where + ": the type of '" + name +
+                      "' is unknown after ONNX shape inference (not a tensor, or not inferable)");
+  const auto& tt = it->second.tensor_type();
+  OutSpec o;
+  o.dtype = DtypeFromOnnx(tt.elem_type());
+  if (o.dtype.empty())
+    throw Unsupported(where + ": '" + name + "' has element type " + OnnxTypeName(tt.elem_type()) +
+                      ", which has no MSC dtype");
+  if (!tt.has_shape())
+    throw Unsupported(where + ": the rank of '" + name +
+                      "' is unknown after ONNX shape inference; pass --input-shape for the inputs");
+  bool symbolic = false;
+  for (int k = 0; k < tt.shape().dim_size(); ++k) {
+    const auto& d = tt.shape().dim(k);
+    if (d.has_dim_value()) {
+      o.shape.push_back(d.dim_value());
+      o.prims.push_back(std::to_string(d.dim_value()));
+    } else if (d.has_dim_param() && input_symbols_.count(d.dim_param())) {
+      o.shape.push_back(-1);
+      o.prims.push_back(d.dim_param());
+      symbolic = true;
+    } else {
+      throw Unsupported(where + ": dim " + std::to_string(k) + " of '" + name + "' is " +
+                        (d.has_dim_param() ? "the symbol '" + d.dim_param() + "', computed at run time"
+                                           : "unknown") +
+                        " after ONNX shape inference; pass --input-shape for the graph inputs");
+    }
+  }
+  if (!symbolic) o.prims.clear();
+  return o;
+}
+
+std::optional<std::vector<Tensor>> Importer::TryFold(const onnx::NodeProto& node) {
+  const std::string& op = node.op_type();
+  if (!(node.domain().empty() || node.domain() == "ai.onnx")) return std::nullopt;
+  NodeAttrs attrs(node);
+  if (op == "Constant") {
+    if (const onnx::TensorProto* t = attrs.Tensor("value"))
+      return std::vector<Tensor>{TensorFromProto(*t, model_dir_, path_ + ": node " + NodeLabel(node))};
+    if (attrs.Has("value_float")) return std::vector<Tensor>{MakeTensor("float32", {}, {attrs.Float("value_float", 0)})};
+    if (attrs.Has("value_int")) return std::vector<Tensor>{MakeIntTensor("int64", {}, {attrs.Int("value_int", 0)})};
+    if (attrs.Has("value_floats")) {
+      auto v = attrs.Floats("value_floats");
+      return std::vector<Tensor>{MakeTensor("float32", {static_cast<int64_t>(v.size())}, {v.begin(), v.end()})};
+    }
+    if (attrs.Has("value_ints")) {
+      auto v = attrs.Ints("value_ints");
+      return std::vector<Tensor>{MakeIntTensor("int64", {static_cast<int64_t>(v.size())}, v)};
+    }
+    return std::nullopt;  // sparse / string constants: the converter reports them
+  }
+  if ((op == "Shape" || op == "Size") && node.input_size() == 1 && !known_.count(node.input(0))) {
+    auto it = types_.find(node.input(0));
+    if (it == types_.end() || !it->second.tensor_type().has_shape()) return std::nullopt;
+    std::vector<int64_t> dims;
+    for (const auto& d : it->second.tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) return std::nullopt;
+      dims.push_back(d.dim_value());
+    }
+    Tensor fake{"bool", dims, {}};  // only the shape is read
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    if (n > kMaxFoldElements) {
+      if (op == "Size") return std::vector<Tensor>{MakeIntTensor("int64", {}, {n})};
+      fake.shape = dims;
+      NodeAttrs a(node);
+      int64_t rank = static_cast<int64_t>(dims.size()), s = a.Int("start", 0), e = a.Int("end", rank);
+      if (s < 0) s += rank;
+      if (e < 0) e += rank;
+      s = std::clamp<int64_t>(s, 0, rank);
+      e = std::clamp<int64_t>(e, s, rank);
+      std::vector<int64_t> v(dims.begin() + s, dims.begin() + e);
+      return std::vector<Tensor>{MakeIntTensor("int64", {static_cast<int64_t>(v.size())}, v)};
+    }
+    fake.data.assign(static_cast<size_t>(n), 0);
+    return FoldNode(node, {&fake}, opset_);
+  }
+  if (!CanFold(op)) return std::nullopt;
+  std::vector<const Tensor*> ins;
+  for (const auto& name : node.input()) {
+    if (name.empty()) {
+      ins.push_back(nullptr);
+      continue;
+    }
+    auto it = known_.find(name);
+    if (it == known_.end()) return std::nullopt;
+    ins.push_back(it->second.get());
+  }
+  return FoldNode(node, ins, opset_);
+}
+
+void Importer::InferAndFold() {
+  for (const auto& init : model_.graph().initializer())
+    known_[init.name()] = std::make_shared<Tensor>(
+        TensorFromProto(init, model_dir_, path_ + ": initializer '" + init.name() + "'"));
+  for (int iteration = 0; iteration < 64; ++iteration) {
+    try {
+      onnx::ShapeInferenceOptions opts(false, 0, true);
+      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), opts);
+    } catch (const std::exception& e) {
+      throw Error(path_ + ": ONNX shape inference failed: " + std::string(e.what()));
+    }
+    ReadValueTypes();
+    bool folded_any = false;
+    onnx::GraphProto* g = model_.mutable_graph();
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+    for (const auto& node : g->node()) {
+      std::optional<std::vector<Tensor>> r;
+      try {
+        r = TryFold(node);
+      } catch (const Unsupported&) {
+        throw;
+      } catch (const Error& e) {
+        throw Error(path_ + ": " + e.what());
+      }
+      if (!r || static_cast<int>(r->size()) < node.output_size()) {
+        *kept.Add() = node;
+        continue;
+      }
+      folded_any = true;
+      for (int k = 0; k < node.output_size(); ++k) {
+        if (node.output(k).empty()) continue;
+        known_[node.output(k)] = std::make_shared<Tensor>((*r)[k]);
+        onnx::TensorProto* init = g->add_initializer();
+        *init = TensorToProto((*r)[k]);
+        init->set_name(node.output(k));
+      }
+    }
+    g->mutable_node()->Swap(&kept);
+    if (!folded_any) break;
+  }
+}
+
+void Importer::AddInputs() {
+  std::set<std::string> inits;
+  for (const auto& init : model_.graph().initializer()) inits.insert(init.name());
+  for (const auto& in : model_.graph().input()) {
+    if (inits.count(in.name())) continue;
+    const auto& tt = in.type().tensor_type();
+    if (!in.type().has_tensor_type())
+      throw Error(path_ + ": graph input '" + in.name() + "' is not a tensor (sequences, maps and "
+                  "optionals have no MSC equivalent)");
+    for (const auto& d : tt.shape().dim())
+      if (d.has_dim_param()) input_symbols_.insert(d.dim_param());
+  }
+  for (const auto& in : model_.graph().input()) {
+    if (inits.count(in.name())) continue;
+    OutSpec o;
+    try {
+      o = StaticInfo(in.name(), "graph input '" + in.name() + "'");
+    } catch (const Unsupported& e) {
+      throw Error(path_ + ": " + e.what());
+    }
+    const std::string node_name = UniqueName(in.name());
+    used_.erase(node_name);
+    auto out = AddNode("input", {}, {}, {o}, {}, node_name);
+    TensorInfo(out[0]).alias = in.name();
+    result_.graph.inputs.push_back(out[0]);
+    Value v;
+    v.tensor = out[0];
+    v.dtype = o.dtype;
+    v.shape = o.shape;
+    v.prims = o.prims;
+    values_[in.name()] = v;
+    for (int k = 0; k < in.type().tensor_type().shape().dim_size(); ++k) {
+      const auto& d = in.type().tensor_type().shape().dim(k);
+      if (!d.has_dim_param()) continue;
+      bool exists = false;
+      for (const auto& p : result_.graph.prims) exists = exists || p.name == d.dim_param();
+      if (exists) continue;
+      ir::MSCPrim p;
+      p.index = static_cast<int64_t>(result_.graph.prims.size());
+      p.name = d.dim_param();
+      p.optype = "shape";
+      p.attrs = {{"producer", node_name}, {"out_idx", "0"}, {"dim", std::to_string(k)}};
+      result_.graph.prims.push_back(p);
+    }
+  }
+  for (const auto& [name, t] : known_) {
+    Value v;
+    v.dtype = t->dtype;
+    v.shape = t->shape;
+    v.constant = t;
+    values_[name] = v;
+  }
+}
+
+void Importer::ConvertNodes() {
+  const ConverterMap& converters = Converters();
+  // Every op type without a converter, with its nodes, in one error.
+  std::map<std::string, std::vector<std::string>> missing;
+  for (const auto& node : model_.graph().node()) {
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (default_domain && converters.count(node.op_type())) continue;
+    const std::string type = default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
+    missing[type].push_back(node.name().empty() ? node.output(0) : node.name());
+  }
+  if (!missing.empty()) {
+    std::string msg = path_ + ": " + std::to_string(missing.size()) + " unsupported ONNX op type" +
+                      (missing.size() == 1 ? "" : "s") + " (opset " + std::to_string(opset_) + "):";
+    for (const auto& [type, nodes] : missing) {
+      msg += "\n  " + type + ": node" + (nodes.size() == 1 ? " " : "s ");
+      for (size_t k = 0; k < nodes.size() && k < 8; ++k) msg += (k ? ", " : "") + Quote(nodes[k]);
+      if (nodes.size() > 8) msg += ", ... (" + std::to_string(nodes.size()) + " in all)";
+    }
+    throw Error(msg);
+  }
+  std::vector<std::string> problems;
+  for (const auto& node : model_.graph().node()) {
+    bool skip = false;
+    for (const auto& in : node.input())
+      if (!in.empty() && values_.count(in) && values_.at(in).failed) skip = true;
+    if (!skip) {
+      try {
+        ConvertContext ctx(*this, node, opset_);
+        converters.at(node.op_type())(ctx);
+        for (const auto& out : node.output())
+          if (!out.empty() && !values_.count(out))
+            throw Error("internal: converter of " + NodeLabel(node) + " left '" + out + "' unbound");
+        continue;
+      } catch (const Unsupported& e) {
+        problems.push_back(e.what());
+      }
+    }
+    for (const auto& out : node.output()) {
+      Value v;
+      v.failed = true;
+      values_[out] = v;
+    }
+  }
+  if (!problems.empty()) {
+    std::string msg = path_ + ": " + std::to_string(problems.size()) + " node" +
+                      (problems.size() == 1 ? "" : "s") + " cannot be imported (unsupported attribute "
+                      "or input):";
+    for (const auto& p : problems) msg += "\n  " + p;
+    throw Error(msg);
+  }
+}
+
+void Importer::AddOutputs() {
+  for (const auto& out : model_.graph().output()) {
+    std::string tensor = TensorOf(out.name());
+    ir::MSCTensor& t = TensorInfo(tensor);
+    if (t.alias.empty()) t.alias = out.name();
+    result_.graph.outputs.push_back(tensor);
+  }
+}
+
+ImportResult Importer::Run() {
+  Load();
+  ApplyInputShapes();
+  InferAndFold();
+  result_.graph.name = model_.graph().name().empty() ? "main" : model_.graph().name();
+  result_.graph.source = path_;
+  AddInputs();
+  ConvertNodes();
+  AddOutputs();
+  result_.graph.BuildIndex();
+  return std::move(result_);
+}
+
+// --- ConvertContext
+
+ConvertContext::ConvertContext(Importer& importer, const onnx::NodeProto& n, int64_t op_version)
+    : node(n), attrs(n), opset(op_version), imp_(importer) {}
+
+std::string ConvertContext::Label() const { return "node " + NodeLabel(node); }
+
+void ConvertContext::Fail(const std::string& what) const { throw Unsupported(Label() + ": " + what); }
+
+const Value& ConvertContext::In(int k) const {
+  if (!Has(k)) Fail("input " + std::to_string(k) + " is required");
+  return imp_.Val(node.input(k));
+}
+
+const Tensor& ConvertContext::Const(int k) const {
+  const Value& v = In(k);
+  if (!v.constant)
+    Fail("input " + std::to_string(k) + " ('" + node.input(k) +
+         "') must be a constant (an initializer or computable at import)");
+  return *v.constant;
+}
+
+std::vector<int64_t> ConvertContext::ConstInts(int k) const {
+  auto v = TensorInts(Const(k));
+  if (!v) Fail("input " + std::to_string(k) + " ('" + node.input(k) + "') must hold integers");
+  return *v;
+}
+
+std::vector<double> ConvertContext::ConstDoubles(int k) const { return TensorDoubles(Const(k)); }
+
+std::string ConvertContext::T(int k) {
+  In(k);
+  return imp_.TensorOf(node.input(k));
+}
+
+OutSpec ConvertContext::Out(int k) const {
+  return imp_.StaticInfo(node.output(k), Label());
+}
+
+std::vector<std::string> ConvertContext::Emit(const std::string& optype,
+                                              const std::vector<std::string>& inputs,
+                                              const ir::OrderedMap<std::string>& attrs_,
+                                              const std::vector<OutSpec>& outputs,
+                                              const std::vector<WeightSpec>& weights,
+                                              const std::string& hint) {
+  return imp_.AddNode(optype, inputs, attrs_, outputs, weights, hint);
+}
+
+std::string ConvertContext::EmitOut(const std::string& optype,
+                                    const std::vector<std::string>& inputs,
+                                    const ir::OrderedMap<std::string>& attrs_,
+                                    const std::vector<WeightSpec>& weights) {
+  std::string t = Emit(optype, inputs, attrs_, {Out(0)}, weights)[0];
+  Bind(0, t);
+  return t;
+}
+
+std::string ConvertContext::ConstTensor(const Tensor& value, const std::string& alias) {
+  return imp_.AddConstant(value, alias);
+}
+
+void ConvertContext::Bind(int k, const std::string& tensor) {
+  if (!HasOut(k)) return;
+  ir::MSCTensor& t = imp_.TensorInfo(tensor);
+  if (t.alias.empty()) t.alias = node.output(k);
+  Value v;
+  v.tensor = tensor;
+  v.dtype = t.dtype;
+  v.shape = t.shape;
+  v.prims = t.prims;
+  imp_.SetValue(node.output(k), v);
+}
+
+void ConvertContext::BindConst(int k, Tensor value) {
+  if (!HasOut(k)) return;
+  Value v;
+  v.dtype = value.dtype;
+  v.shape = value.shape;
+  v.constant = std::make_shared<Tensor>(std::move(value));
+  imp_.SetValue(node.output(k), v);
+}
+
+const ir::MSCTensor& ConvertContext::Info(const std::string& tensor) const {
+  return imp_.TensorInfo(tensor);
+}
+
+ir::OrderedMap<std::string> Attrs(std::initializer_list<std::pair<std::string, std::string>> kv) {
+  return ir::OrderedMap<std::string>(kv.begin(), kv.end());
+}
+
+int64_t NormAxis(const ConvertContext& c, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    c.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+const ConverterMap& Converters() {
+  static const ConverterMap map = [] {
+    ConverterMap m;
+    RegisterElementwiseOps(m);
+    RegisterNnOps(m);
+    RegisterTensorOps(m);
+    RegisterReduceOps(m);
+    return m;
+  }();
+  return map;
+}
+
+// --- public API
+
+ImportResult ImportOnnx(const std::string& path, const ImportOptions& options) {
+  try {
+    return Importer(path, options).Run();
+  } catch (const Unsupported& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+bool IsOnnxFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  char c;
+  while (in.get(c))
+    if (!std::isspace(static_cast<unsigned char>(c))) break;
+  if (!in || c == '{' || c == '[') return false;
+  in.clear();
+  in.seekg(0);
+  onnx::ModelProto m;
+  return m.ParseFromIstream(&in) && m.has_graph();
+}
+
+void ReadOnnxGolden(const std::string& dir, const ir::MSCGraph& graph, weights::TensorMap* inputs,
+                    weights::TensorMap* outputs) {
+  for (const bool is_input : {true, false}) {
+    const auto& names = is_input ? graph.inputs : graph.outputs;
+    const std::string prefix = is_input ? "input_" : "output_";
+    size_t count = 0;
+    while (fs::exists(fs::path(dir) / (prefix + std::to_string(count) + ".pb"))) ++count;
+    if (count != names.size())
+      throw Error(dir + ": " + std::to_string(count) + " " + prefix + "N.pb files, the graph has " +
+                  std::to_string(names.size()) + (is_input ? " inputs" : " outputs"));
+    for (size_t k = 0; k < count; ++k) {
+      const std::string file = (fs::path(dir) / (prefix + std::to_string(k) + ".pb")).string();
+      Tensor t = TensorFromProto(ReadTensorProtoFile(file), dir, file);
+      const ir::MSCTensor* info = graph.FindTensor(names[k]);
+      bool ok = info && info->dtype == t.dtype && info->shape.size() == t.shape.size();
+      for (size_t d = 0; ok && d < t.shape.size(); ++d)
+        ok = info->shape[d] < 0 || info->shape[d] == t.shape[d];
+      if (!ok)
+        throw Error(file + ": " + t.dtype + " " + weights::FormatShape(t.shape) + " does not match " +
+                    (is_input ? "input " : "output ") + Quote(names[k]) + " (" +
+                    (info ? info->dtype + " " + weights::FormatShape(info->shape) : "?") + ")");
+      (is_input ? *inputs : *outputs)[names[k]] = std::move(t);
+    }
+  }
+}
+
+}  // namespace msc::frontend::onnx_import

@@ -1,0 +1,255 @@
+// ONNX elementwise ops -> MSC elementwise optypes (opdefs/elementwise.yaml, nn.yaml). Ops with no
+// single MSC optype are composed of MSC optypes following the ONNX spec's formula
+// (onnx/docs/Operators.md; e.g. HardSigmoid = max(0, min(1, alpha * x + beta))).
+#include <cmath>
+
+#include "generator/frontend/onnx/const_eval.h"
+#include "generator/frontend/onnx/convert.h"
+#include "generator/ir/attr_format.h"
+
+namespace msc::frontend::onnx_import {
+
+namespace {
+
+using C = ConvertContext;
+
+/// A 0-d constant of `dtype` (a `constant` node with a `scalar` attr).
+std::string Scalar(C& c, const std::string& dtype, double v) {
+  return c.ConstTensor(MakeTensor(dtype, {}, {v}));
+}
+
+/// One elementwise MSC node whose output has `like`'s shape and the given dtype.
+std::string Ew(C& c, const std::string& optype, const std::vector<std::string>& ins,
+               const OutSpec& like, const std::string& dtype = "",
+               const ir::OrderedMap<std::string>& attrs = {}) {
+  OutSpec o = like;
+  if (!dtype.empty()) o.dtype = dtype;
+  return c.Emit(optype, ins, attrs, {o})[0];
+}
+
+
+Converter Unary(const std::string& optype) {
+  return [optype](C& c) { c.EmitOut(optype, {c.T(0)}, {}); };
+}
+
+/// Binary ops with numpy broadcasting (opset >= 7). Before opset 7, `broadcast=1` with `axis`
+/// aligned B to A starting at `axis`; B is reshaped so that numpy broadcasting gives the same.
+Converter Binary(const std::string& optype) {
+  return [optype](C& c) {
+    std::string b = c.T(1);
+    if (c.opset < 7 && c.attrs.Int("broadcast", 0)) {
+      const int64_t ra = c.Rank(0), rb = c.Rank(1);
+      int64_t axis = c.attrs.Has("axis") ? c.attrs.Int("axis", 0) : ra - rb;
+      if (axis < 0) axis += ra;
+      std::vector<int64_t> shape = c.In(1).shape;
+      for (int64_t k = axis + rb; k < ra; ++k) shape.push_back(1);
+      if (static_cast<int64_t>(shape.size()) != rb)
+        b = c.Emit("reshape", {b}, Attrs({{"shape", ir::AttrInts(shape)}}),
+                   {{c.In(1).dtype, shape, {}}})[0];
+    }
+    c.EmitOut(optype, {c.T(0), b}, {});
+  };
+}
+
+/// Max/Min/Sum/Mean over any number of inputs: a left fold of the binary op.
+Converter Variadic(const std::string& optype, bool mean) {
+  return [optype, mean](C& c) {
+    OutSpec out = c.Out(0);
+    std::string acc = c.T(0);
+    for (int k = 1; k < c.NumInputs(); ++k)
+      acc = c.Emit(optype, {acc, c.T(k)}, {}, {out})[0];
+    if (mean && c.NumInputs() > 1)
+      acc = Ew(c, "divide", {acc, Scalar(c, out.dtype, c.NumInputs())}, out);
+    if (c.NumInputs() == 1) {
+      c.Bind(0, acc);
+      return;
+    }
+    c.Bind(0, acc);
+  };
+}
+
+void Identity(C& c) {
+  if (c.IsConst(0)) {
+    c.BindConst(0, c.Const(0));
+    return;
+  }
+  c.Bind(0, c.T(0));
+}
+
+void Cast(C& c) {
+  OutSpec o = c.Out(0);
+  if (o.dtype == c.In(0).dtype) return c.Bind(0, c.T(0));
+  c.EmitOut("astype", {c.T(0)}, Attrs({{"dtype", o.dtype}}));
+}
+
+void Clip(C& c) {
+  double lo = -INFINITY, hi = INFINITY;
+  if (c.opset < 11) {
+    lo = c.attrs.Float("min", -INFINITY);
+    hi = c.attrs.Float("max", INFINITY);
+  } else {
+    if (c.Has(1)) lo = c.ConstDoubles(1).at(0);
+    if (c.Has(2)) hi = c.ConstDoubles(2).at(0);
+  }
+  c.EmitOut("clip", {c.T(0)},
+            Attrs({{"min", ir::AttrDouble(lo)}, {"max", ir::AttrDouble(hi)}}));
+}
+
+void LeakyRelu(C& c) {
+  c.EmitOut("nn.leakyrelu", {c.T(0)},
+            Attrs({{"alpha", ir::AttrFloat(c.attrs.Float("alpha", 0.01f))}}));
+}
+
+/// where(x > 0, x, alpha * (exp(x) - 1)) [* gamma]: Elu, Selu (non-default), Celu.
+void EluLike(C& c, double alpha, double gamma, bool celu) {
+  OutSpec o = c.Out(0);
+  const std::string x = c.T(0);
+  std::string e = celu ? Ew(c, "divide", {x, Scalar(c, o.dtype, alpha)}, o) : x;
+  e = Ew(c, "exp", {e}, o);
+  e = Ew(c, "subtract", {e, Scalar(c, o.dtype, 1)}, o);
+  e = Ew(c, "multiply", {e, Scalar(c, o.dtype, alpha)}, o);
+  const std::string pos = Ew(c, "greater", {x, Scalar(c, o.dtype, 0)}, o, "bool");
+  std::string r = Ew(c, "where", {pos, x, e}, o);
+  if (gamma != 1) r = Ew(c, "multiply", {r, Scalar(c, o.dtype, gamma)}, o);
+  c.Bind(0, r);
+}
+
+void Selu(C& c) {
+  const float alpha = c.attrs.Float("alpha", 1.67326319217681884765625f);
+  const float gamma = c.attrs.Float("gamma", 1.05070102214813232421875f);
+  if (alpha == 1.67326319217681884765625f && gamma == 1.05070102214813232421875f)
+    return void(c.EmitOut("nn.selu", {c.T(0)}, {}));
+  EluLike(c, alpha, gamma, false);
+}
+
+void HardSigmoid(C& c, double alpha, double beta, bool times_x) {
+  OutSpec o = c.Out(0);
+  const std::string x = c.T(0);
+  std::string r = Ew(c, "multiply", {x, Scalar(c, o.dtype, alpha)}, o);
+  r = Ew(c, "add", {r, Scalar(c, o.dtype, beta)}, o);
+  r = Ew(c, "clip", {r}, o, "", Attrs({{"min", "0"}, {"max", "1"}}));
+  if (times_x) r = Ew(c, "multiply", {x, r}, o);
+  c.Bind(0, r);
+}
+
+void PRelu(C& c) {
+  OutSpec o = c.Out(0);
+  const std::string x = c.T(0);
+  const std::string neg = Ew(c, "less", {x, Scalar(c, o.dtype, 0)}, o, "bool");
+  const std::string scaled = Ew(c, "multiply", {x, c.T(1)}, o);
+  c.Bind(0, Ew(c, "where", {neg, scaled, x}, o));
+}
+
+void ThresholdedRelu(C& c) {
+  OutSpec o = c.Out(0);
+  const std::string x = c.T(0);
+  const double alpha = c.attrs.Float("alpha", 1.0f);
+  const std::string keep = Ew(c, "greater", {x, Scalar(c, o.dtype, alpha)}, o, "bool");
+  c.Bind(0, Ew(c, "where", {keep, x, Scalar(c, o.dtype, 0)}, o));
+}
+
+void Softsign(C& c) {
+  OutSpec o = c.Out(0);
+  const std::string x = c.T(0);
+  std::string d = Ew(c, "abs", {x}, o);
+  d = Ew(c, "add", {d, Scalar(c, o.dtype, 1)}, o);
+  c.Bind(0, Ew(c, "divide", {x, d}, o));
+}
+
+void Shrink(C& c) {
+  OutSpec o = c.Out(0);
+  const std::string x = c.T(0);
+  const double bias = c.attrs.Float("bias", 0), lambd = c.attrs.Float("lambd", 0.5f);
+  const std::string lo = Ew(c, "less", {x, Scalar(c, o.dtype, -lambd)}, o, "bool");
+  const std::string hi = Ew(c, "greater", {x, Scalar(c, o.dtype, lambd)}, o, "bool");
+  const std::string plus = Ew(c, "add", {x, Scalar(c, o.dtype, bias)}, o);
+  const std::string minus = Ew(c, "subtract", {x, Scalar(c, o.dtype, bias)}, o);
+  const std::string zero = Scalar(c, o.dtype, 0);
+  std::string r = Ew(c, "where", {hi, minus, zero}, o);
+  c.Bind(0, Ew(c, "where", {lo, plus, r}, o));
+}
+
+void Reciprocal(C& c) {
+  OutSpec o = c.Out(0);
+  c.Bind(0, Ew(c, "divide", {Scalar(c, o.dtype, 1), c.T(0)}, o));
+}
+
+void Mod(C& c) {
+  OutSpec o = c.Out(0);
+  if (!c.attrs.Int("fmod", 0)) return void(c.EmitOut("floor_mod", {c.T(0), c.T(1)}, {}));
+  if (o.dtype.rfind("float", 0) != 0) c.Fail("fmod=1 on integers is not supported");
+  // fmod(x, y) = x - y * trunc(x / y), trunc(q) = sign(q) * floor(|q|).
+  const std::string x = c.T(0), y = c.T(1);
+  std::string q = Ew(c, "divide", {x, y}, o);
+  std::string t = Ew(c, "multiply", {Ew(c, "sign", {q}, o), Ew(c, "floor", {Ew(c, "abs", {q}, o)}, o)}, o);
+  c.Bind(0, Ew(c, "subtract", {x, Ew(c, "multiply", {y, t}, o)}, o));
+}
+
+void IsInf(C& c) {
+  OutSpec o = c.Out(0);
+  const std::string x = c.T(0);
+  const bool pos = c.attrs.Int("detect_positive", 1), neg = c.attrs.Int("detect_negative", 1);
+  std::string r = Ew(c, "isinf", {x}, o);
+  if (pos != neg) {
+    const std::string sign = Ew(c, pos ? "greater" : "less",
+                                {x, Scalar(c, c.In(0).dtype, 0)}, o, "bool");
+    r = Ew(c, "logical_and", {r, sign}, o);
+  } else if (!pos) {
+    r = Ew(c, "logical_and", {r, Ew(c, "logical_not", {r}, o)}, o);
+  }
+  c.Bind(0, r);
+}
+
+void Softplus(C& c) {
+  c.EmitOut("nn.softplus", {c.T(0)}, Attrs({{"beta", "1.000000"}, {"threshold", "20.000000"}}));
+}
+
+}  // namespace
+
+void RegisterElementwiseOps(ConverterMap& m) {
+  for (const auto& [onnx_op, optype] : std::vector<std::pair<std::string, std::string>>{
+           {"Abs", "abs"},       {"Acos", "acos"},     {"Acosh", "acosh"},  {"Asin", "asin"},
+           {"Asinh", "asinh"},   {"Atan", "atan"},     {"Atanh", "atanh"},  {"Ceil", "ceil"},
+           {"Cos", "cos"},       {"Cosh", "cosh"},     {"Erf", "erf"},      {"Exp", "exp"},
+           {"Floor", "floor"},   {"Log", "log"},       {"Neg", "negative"}, {"Round", "round"},
+           {"Sign", "sign"},     {"Sin", "sin"},       {"Sinh", "sinh"},    {"Sqrt", "sqrt"},
+           {"Tan", "tan"},       {"Tanh", "tanh"},     {"Sigmoid", "sigmoid"},
+           {"Relu", "nn.relu"},  {"IsNaN", "isnan"},   {"Not", "logical_not"}})
+    m[onnx_op] = Unary(optype);
+  for (const auto& [onnx_op, optype] : std::vector<std::pair<std::string, std::string>>{
+           {"Add", "add"},         {"Sub", "subtract"},           {"Mul", "multiply"},
+           {"Div", "divide"},      {"Pow", "power"},              {"Equal", "equal"},
+           {"Less", "less"},       {"LessOrEqual", "less_equal"}, {"Greater", "greater"},
+           {"GreaterOrEqual", "greater_equal"}, {"And", "logical_and"}, {"Or", "logical_or"},
+           {"Xor", "logical_xor"}, {"BitwiseAnd", "bitwise_and"}, {"BitwiseOr", "bitwise_or"},
+           {"BitwiseXor", "bitwise_xor"}})
+    m[onnx_op] = Binary(optype);
+  m["BitwiseNot"] = Unary("bitwise_not");
+  m["Max"] = Variadic("maximum", false);
+  m["Min"] = Variadic("minimum", false);
+  m["Sum"] = Variadic("add", false);
+  m["Mean"] = Variadic("add", true);
+  m["Where"] = [](C& c) { c.EmitOut("where", {c.T(0), c.T(1), c.T(2)}, {}); };
+  m["Identity"] = Identity;
+  m["Cast"] = Cast;
+  m["CastLike"] = Cast;
+  m["Clip"] = Clip;
+  m["LeakyRelu"] = LeakyRelu;
+  m["Elu"] = [](C& c) { EluLike(c, c.attrs.Float("alpha", 1.0f), 1, false); };
+  m["Celu"] = [](C& c) { EluLike(c, c.attrs.Float("alpha", 1.0f), 1, true); };
+  m["Selu"] = Selu;
+  m["HardSigmoid"] = [](C& c) {
+    HardSigmoid(c, c.attrs.Float("alpha", 0.2f), c.attrs.Float("beta", 0.5f), false);
+  };
+  m["HardSwish"] = [](C& c) { HardSigmoid(c, 1.0 / 6, 0.5, true); };
+  m["PRelu"] = PRelu;
+  m["ThresholdedRelu"] = ThresholdedRelu;
+  m["Softsign"] = Softsign;
+  m["Softplus"] = Softplus;
+  m["Shrink"] = Shrink;
+  m["Reciprocal"] = Reciprocal;
+  m["Mod"] = Mod;
+  m["IsInf"] = IsInf;
+}
+
+}  // namespace msc::frontend::onnx_import
