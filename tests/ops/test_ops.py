@@ -7,7 +7,6 @@ static-shape cases merged into one graph (names prefixed per case), one project 
 under VK_LAYER_KHRONOS_validation, tolerance 1e-3 for float32/float16 outputs, exact for integer
 and bool outputs.
 """
-import copy
 import os
 import subprocess
 import sys
@@ -20,6 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "relax", "graphs"))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import cases  # noqa: E402
+from msc_export.graph_merge import prefix_graph  # noqa: E402
 from msc_export.safetensors_np import save_file  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
@@ -109,27 +109,6 @@ def test_torch_rejects_ops_without_inference_meaning(optype, tmp_path):
     assert not (tmp_path / "torch").exists()
 
 
-def _prefix_graph(graph, prefix):
-    """The graph with every node, tensor and weight name prefixed (inputs split on the last ':')."""
-    g = copy.deepcopy(graph)
-    rename = lambda t: prefix + t  # noqa: E731  tensor "<node>:<i>" -> "<prefix><node>:<i>"
-    for node in g["nodes"]:
-        node["name"] = prefix + node["name"]
-        node["parents"] = [prefix + p for p in node["parents"]]
-        node["inputs"] = [rename(t) for t in node["inputs"]]
-        if node.get("shared_ref"):
-            node["shared_ref"] = prefix + node["shared_ref"]
-        for t in node["outputs"]:
-            t["name"] = rename(t["name"])
-            t["alias"] = prefix + t["alias"] if t["alias"] else ""
-        for t in node.get("weights", {}).values():
-            t["name"] = prefix + t["name"]
-            t["alias"] = prefix + t["alias"] if t["alias"] else ""
-    g["inputs"] = [rename(t) for t in g["inputs"]]
-    g["outputs"] = [rename(t) for t in g["outputs"]]
-    return g
-
-
 def merged_static_cases():
     """All static-shape cases (every dtype) merged into one graph; returns (graph, w, in, out, names)."""
     merged = {"name": "all_ops", "inputs": [], "outputs": [], "nodes": [], "prims": []}
@@ -140,7 +119,7 @@ def merged_static_cases():
         if case.graph["prims"] or any(-1 in t["shape"] for t in tensors):
             continue
         prefix = "c%d_" % i
-        g = _prefix_graph(case.graph, prefix)
+        g = prefix_graph(case.graph, prefix)
         for node in g["nodes"]:
             node["index"] = len(merged["nodes"])
             merged["nodes"].append(node)

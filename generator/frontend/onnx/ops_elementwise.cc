@@ -82,15 +82,24 @@ void Cast(C& c) {
   c.EmitOut("astype", {c.T(0)}, Attrs({{"dtype", o.dtype}}));
 }
 
+/// Clip: constant bounds -> `clip`; bounds computed at run time -> maximum / minimum (NumPy's
+/// clip order: min first, then max, so min > max gives max as the spec says).
 void Clip(C& c) {
   double lo = -INFINITY, hi = INFINITY;
   if (c.opset < 11) {
     lo = c.attrs.Float("min", -INFINITY);
     hi = c.attrs.Float("max", INFINITY);
+  } else if ((c.Has(1) && !c.IsConst(1)) || (c.Has(2) && !c.IsConst(2))) {
+    OutSpec o = c.Out(0);
+    std::string r = c.T(0);
+    if (c.Has(1)) r = Ew(c, "maximum", {r, c.T(1)}, o);
+    if (c.Has(2)) r = Ew(c, "minimum", {r, c.T(2)}, o);
+    return c.Bind(0, r);
   } else {
     if (c.Has(1)) lo = c.ConstDoubles(1).at(0);
     if (c.Has(2)) hi = c.ConstDoubles(2).at(0);
   }
+  if (std::isinf(lo) && std::isinf(hi) && lo < 0 && hi > 0) return c.Bind(0, c.T(0));
   c.EmitOut("clip", {c.T(0)},
             Attrs({{"min", ir::AttrDouble(lo)}, {"max", ir::AttrDouble(hi)}}));
 }

@@ -55,7 +55,9 @@ def case_clip():
     x = b.input("x", [2, 8])
     lo = b.node("clip", "clip", [x], lambda v: torch.clamp(v, max=0.5), attrs={"min": "-inf", "max": "0.500000"})
     hi = b.node("clip_1", "clip", [lo], lambda v: torch.clamp(v, -0.25, float("inf")), attrs={"min": "-0.250000", "max": "inf"})
-    return b.finish([hi])
+    # both bounds infinite (an ONNX Clip without min/max): the identity; torch.clamp rejects it
+    both = b.node("clip_2", "clip", [hi], lambda v: v.clone(), attrs={"min": "-inf", "max": "inf"})
+    return b.finish([both])
 
 
 def case_concat():
