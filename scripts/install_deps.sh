@@ -5,6 +5,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   build-essential cmake pkg-config clang-format
+  # `msc-codegen visualize G.json -o G.svg` runs Graphviz's dot
+  graphviz
   # C++ libraries
   nlohmann-json3-dev libyaml-cpp-dev libboost-filesystem-dev doctest-dev libcli11-dev
   # ONNX frontend (protobuf classes, checker, shape inference) and ONNX's backend test data

@@ -6,8 +6,14 @@
 //                                     ONNX -> graph.json + weights.safetensors (+ golden/)
 //   msc-codegen inspect G.json        MSC's text form of a graph
 //   msc-codegen validate G.json       schema + semantic checks against opdefs
+//   msc-codegen visualize G.json -o OUT.svg|OUT.dot|OUT.prototxt   a picture of the graph
 //   msc-codegen render T.j2 --data D.json
 //   msc-codegen ops                   optype x backend coverage matrix
+//   msc-codegen completion bash       bash completion script (from the CLI definition)
+//   msc-codegen new-op OPTYPE [--like OP]        opdef entry + snippet stubs + test case stub
+//   msc-codegen new-backend NAME [--from B]      templates/NAME/ (skeleton, or a copy of B)
+//   msc-codegen context G.json --node N [--backend B]   the context a node's snippet sees
+//   msc-codegen --version             version (+ git describe of the build's checkout)
 //
 // Exit status 0 on success; on error one "error: ..." line block on stderr and status 1
 // (2 for command-line usage errors).
@@ -19,6 +25,7 @@
 #include <CLI/CLI.hpp>
 #include <boost/filesystem.hpp>
 
+#include "generator/cli/cli_app.h"
 #include "generator/common/error.h"
 #include "generator/emit/backend_spec.h"
 #include "generator/emit/generate.h"
@@ -27,8 +34,11 @@
 #include "generator/ir/inspect.h"
 #include "generator/ir/specialize.h"
 #include "generator/ir/validate.h"
+#include "generator/ir/visualize.h"
 #include "generator/opdef/opdef.h"
 #include "generator/tmpl/environment.h"
+#include "generator/tools/context_doc.h"
+#include "generator/tools/scaffold.h"
 
 namespace fs = boost::filesystem;
 
@@ -62,7 +72,11 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
   size_t width = 6;
   for (const auto& [optype, def] : opdefs.all()) width = std::max(width, optype.size());
   std::cout << std::string("optype") << std::string(width - 6 + 2, ' ');
-  for (const auto& s : specs) std::cout << s.name << "  ";
+  // A column fits the backend name and the widest cell ("stub").
+  auto column = [](const msc::emit::BackendSpec& s) {
+    return std::max<size_t>(s.name.size(), 4) + 2;
+  };
+  for (const auto& s : specs) std::cout << s.name << std::string(column(s) - s.name.size(), ' ');
   std::cout << "\n";
   std::vector<size_t> counts(specs.size(), 0);
   for (const auto& [optype, def] : opdefs.all()) {
@@ -72,9 +86,10 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
       bool ok = msc::emit::HasSnippet(s, optype) ||
                 std::find(s.no_snippet.begin(), s.no_snippet.end(), optype) != s.no_snippet.end();
       const bool na = !def.not_for_inference.empty();
-      counts[i] += ok && !na;
-      std::string cell = na ? "n/a" : ok ? "yes" : "-";
-      std::cout << cell << std::string(s.name.size() + 2 - cell.size(), ' ');
+      const bool stub = ok && msc::tools::IsSnippetStub(s, optype);  // new-op / new-backend
+      counts[i] += ok && !na && !stub;
+      std::string cell = na ? "n/a" : stub ? "stub" : ok ? "yes" : "-";
+      std::cout << cell << std::string(column(s) - cell.size(), ' ');
     }
     std::cout << "\n";
   }
@@ -104,7 +119,8 @@ int ImportCommand(const std::string& model, const std::string& out_dir,
   namespace onnx_import = msc::frontend::onnx_import;
   onnx_import::ImportOptions options;
   options.input_shapes = shapes;
-  auto result = std::make_shared<onnx_import::ImportResult>(onnx_import::ImportOnnx(model, options));
+  auto result =
+      std::make_shared<onnx_import::ImportResult>(onnx_import::ImportOnnx(model, options));
   auto opdefs = msc::opdef::OpDefRegistry::LoadDir(opdefs_dir);
   msc::ir::Validate(result->graph, &opdefs);  // what import writes, generate accepts
   msc::emit::OutputTree tree;
@@ -123,8 +139,8 @@ int ImportCommand(const std::string& model, const std::string& out_dir,
     });
   }
   tree.Commit(out_dir, force);
-  std::cerr << "msc-codegen: imported " << model << ": " << result->graph.nodes.size()
-            << " nodes, " << result->weights.size() << " weights -> " << out_dir << "\n";
+  std::cerr << "msc-codegen: imported " << model << ": " << result->graph.nodes.size() << " nodes, "
+            << result->weights.size() << " weights -> " << out_dir << "\n";
   return 0;
 }
 
@@ -134,6 +150,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "msc-codegen: MSCGraph (TVM MSC's DAG IR, JSON) + weights -> standalone backend projects"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", msc::cli::VersionString());
   const std::string home = FindHome(argv[0]);
   std::string templates = (fs::path(home) / "templates").string();
   std::string opdefs_dir = (fs::path(home) / "opdefs").string();
@@ -179,6 +196,14 @@ int main(int argc, char** argv) {
   auto* validate =
       app.add_subcommand("validate", "check a graph against MSC's rules and the opdefs");
   validate->add_option("graph", graph_path, "MSCGraph JSON file")->required();
+  std::string viz_out, viz_format;
+  auto* visualize = app.add_subcommand(
+      "visualize", "draw a graph: .svg (needs Graphviz's dot), .dot, or MSC's .prototxt (Netron)");
+  visualize->add_option("graph", graph_path, "MSCGraph JSON file")->required();
+  visualize->add_option("-o,--out", viz_out, "output file: OUT.svg, OUT.dot or OUT.prototxt")
+      ->required();
+  visualize->add_option("--format", viz_format, "format, instead of the extension of --out")
+      ->check(CLI::IsMember({"svg", "dot", "prototxt"}));
 
   std::string template_path, data_path;
   auto* render = app.add_subcommand("render", "render a Jinja-style template to stdout");
@@ -189,10 +214,51 @@ int main(int argc, char** argv) {
 
   auto* ops = app.add_subcommand("ops", "print the optype x backend coverage matrix");
 
+  msc::tools::NewOpOptions new_op;
+  auto* new_op_cmd = app.add_subcommand(
+      "new-op", "scaffold an optype: opdef entry, a snippet per backend, a test case stub");
+  new_op_cmd->add_option("optype", new_op.optype, "the new optype, e.g. nn.my_op")->required();
+  new_op_cmd->add_option("--like", new_op.like,
+                         "copy this optype's opdef entry and snippets instead of stubs");
+  new_op_cmd->add_option("--cases", new_op.cases_file,
+                         "test cases file for the case stub (default: "
+                         "<opdefs>/../tests/relax/graphs/cases_ops.py when it exists)");
+  msc::tools::NewBackendOptions new_backend;
+  auto* new_backend_cmd = app.add_subcommand(
+      "new-backend", "scaffold a backend folder under --templates (skeleton or a copy)");
+  new_backend_cmd->add_option("name", new_backend.name, "the new backend's folder name")
+      ->required();
+  new_backend_cmd->add_option("--from", new_backend.from, "copy this backend's folder");
+  new_backend_cmd->add_option("--ext", new_backend.ext,
+                              "skeleton: extension of the generated code files (default txt)");
+  msc::emit::GenerateOptions ctx_opts;
+  msc::emit::ContextQuery ctx_query;
+  std::vector<std::string> ctx_shape_args;
+  auto* context_cmd = app.add_subcommand(
+      "context", "print the template context generate renders a node's snippet with (JSON)");
+  context_cmd->add_option("graph", ctx_opts.graph_path, "MSCGraph JSON file, or an ONNX model")
+      ->required();
+  auto* ctx_node = context_cmd->add_option("--node", ctx_query.node, "node name");
+  context_cmd->add_option("--backend", ctx_opts.backend, "backend (default torch)")
+      ->default_str("torch");
+  context_cmd->add_option("--weights", ctx_opts.weights_path,
+                          "weights, bound and checked as generate does (optional)");
+  context_cmd->add_option("--section", ctx_query.section, "op_sections entry (default: the first)");
+  context_cmd->add_option("--shape", ctx_shape_args, "NAME=D0,D1,...: as generate --shape");
+  context_cmd->add_option("--golden", ctx_opts.golden_dir, "as generate --golden (--project)");
+  auto* ctx_project = context_cmd->add_flag("--project", ctx_query.project,
+                                            "the context of the project files instead of a node's");
+  ctx_node->excludes(ctx_project);
+
+  std::string shell;
+  auto* completion = app.add_subcommand(
+      "completion", "print a shell completion script derived from these subcommands and options");
+  completion->add_option("shell", shell, "shell")->required()->check(CLI::IsMember({"bash"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; usage errors: 2
+    return msc::cli::HandleParseError(app, e);  // --help, --version: 0; usage errors: 2
   }
   try {
     if (*generate) {
@@ -221,6 +287,16 @@ int main(int argc, char** argv) {
       auto graph = msc::ir::LoadGraph(graph_path);
       msc::ir::Validate(graph, &opdefs);
       std::cout << graph_path << ": valid (" << graph.nodes.size() << " nodes)\n";
+    } else if (*visualize) {
+      std::string why;
+      auto format = msc::ir::ResolveVizFormat(viz_out, viz_format, &why);
+      if (!format) {
+        std::cerr << "error: " << why << "\n";
+        return 2;
+      }
+      auto graph = msc::ir::LoadGraph(graph_path);
+      msc::ir::Validate(graph, nullptr);  // structure only: any optype can be drawn
+      msc::ir::WriteVisualization(graph, viz_out, *format);
     } else if (*render) {
       msc::tmpl::Json data;
       const std::string text = ReadFile(data_path, "data file");
@@ -237,6 +313,35 @@ int main(int argc, char** argv) {
       std::cout << env.Render(t.filename().string(), data);
     } else if (*ops) {
       return PrintOps(templates, opdefs_dir);
+    } else if (*new_op_cmd || *new_backend_cmd) {
+      msc::tools::ScaffoldReport report;
+      if (*new_op_cmd) {
+        new_op.templates_root = templates;
+        new_op.opdefs_dir = opdefs_dir;
+        if (new_op.cases_file.empty()) new_op.cases_file = msc::tools::DefaultCasesFile(opdefs_dir);
+        report = msc::tools::NewOp(new_op);
+      } else {
+        new_backend.templates_root = templates;
+        new_backend.opdefs_dir = opdefs_dir;
+        report = msc::tools::NewBackend(new_backend);
+      }
+      for (const auto& f : report.created) std::cout << "created  " << f << "\n";
+      for (const auto& f : report.appended) std::cout << "appended " << f << "\n";
+      for (const auto& n : report.notes) std::cerr << "msc-codegen: " << n << "\n";
+    } else if (*context_cmd) {
+      if (ctx_query.node.empty() && !ctx_query.project)
+        throw msc::Error("context: give --node NAME (or --project)");
+      if (ctx_opts.backend.empty()) ctx_opts.backend = "torch";
+      for (const auto& arg : ctx_shape_args) {
+        auto [name, dims] = msc::ir::ParseShapeArg(arg);
+        if (!ctx_opts.input_shapes.emplace(name, dims).second)
+          throw msc::Error("--shape " + name + " is given twice");
+      }
+      ctx_opts.templates_root = templates;
+      ctx_opts.opdefs_dir = opdefs_dir;
+      std::cout << msc::tools::DumpContextJson(msc::emit::TemplateContext(ctx_opts, ctx_query));
+    } else if (*completion) {
+      std::cout << msc::cli::BashCompletion(app, "msc-codegen");
     }
   } catch (const msc::Error& e) {
     std::cerr << "error: " << e.what() << "\n";

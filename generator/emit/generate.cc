@@ -124,7 +124,8 @@ Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const Backen
   if (!fs::is_directory(dir)) throw Error(o.golden_dir + ": golden folder not found");
   const std::string out = spec.golden_output;
   // An ONNX backend-test folder (input_N.pb / output_N.pb TensorProtos) works as golden data too.
-  const bool onnx_pb = !fs::exists(dir / "inputs.safetensors") && fs::exists(dir / "input_0.pb");
+  const bool onnx_pb = !fs::exists(dir / "inputs.safetensors") &&
+                       (fs::exists(dir / "input_0.pb") || fs::exists(dir / "output_0.pb"));
   weights::TensorMap onnx_golden[2];
   if (onnx_pb)
     frontend::onnx_import::ReadOnnxGolden(dir.string(), graph, &onnx_golden[0], &onnx_golden[1]);
@@ -153,6 +154,21 @@ Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const Backen
   return extra_names;
 }
 
+/// Renders the snippet of snippet_data["node"] once per section, in op_sections order, into
+/// node.code.<section>; each render sees {node, section}. With `stop_at`, returns just before
+/// rendering that section, leaving snippet_data as that render would see it.
+void RenderNodeSnippet(tmpl::Environment& env, const BackendSpec& spec, Json& snippet_data,
+                       const std::string* stop_at) {
+  const std::string tmpl_name =
+      spec.OpTemplateFor(snippet_data["node"]["optype"].get<std::string>());
+  for (const auto& section : spec.op_sections) {
+    snippet_data["section"] = section;
+    if (stop_at && section == *stop_at) return;
+    std::string code = env.Render(tmpl_name, snippet_data);
+    snippet_data["node"]["code"][section] = std::move(code);
+  }
+}
+
 /// Renders every node's snippet once per section into node.code.<section>.
 void RenderSnippets(tmpl::Environment& env, const BackendSpec& spec, Json& nodes) {
   Json snippet_data = Json::object();
@@ -162,15 +178,45 @@ void RenderSnippets(tmpl::Environment& env, const BackendSpec& spec, Json& nodes
       for (const auto& section : spec.op_sections) node["code"][section] = "";
       continue;
     }
-    const std::string tmpl_name = spec.OpTemplateFor(optype);
     snippet_data["node"] = std::move(node);  // no copy of the node per render
-    for (const auto& section : spec.op_sections) {
-      snippet_data["section"] = section;
-      std::string code = env.Render(tmpl_name, snippet_data);
-      snippet_data["node"]["code"][section] = std::move(code);
-    }
+    RenderNodeSnippet(env, spec, snippet_data, nullptr);
     node = std::move(snippet_data["node"]);
   }
+}
+
+/// A node query of TemplateContext: {node, section} as RenderSnippets would render it.
+Json NodeContext(tmpl::Environment& env, const BackendSpec& spec, const std::string& graph_path,
+                 const Json& nodes, const ContextQuery& q) {
+  const Json* node = nullptr;
+  std::string some;  // the first 20 names, for the error
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i]["name"] == q.node) node = &nodes[i];
+    if (i < 20) some += (i ? ", " : "") + nodes[i]["name"].dump();
+  }
+  if (!node)
+    throw Error(graph_path + ": no node " + Json(q.node).dump() + " (nodes: " + some +
+                (nodes.size() > 20 ? ", ..." : "") + ")");
+  const std::string optype = (*node)["optype"].get<std::string>();
+  if (Contains(spec.no_snippet, optype))
+    throw Error("node " + Json(q.node).dump() + " (" + optype + ") has no " + spec.name +
+                " snippet (backend.yaml no_snippet): the project templates render it; see "
+                "--project for their context");
+  const std::string section = q.section.empty() ? spec.op_sections.front() : q.section;
+  if (!Contains(spec.op_sections, section)) {
+    std::string valid;
+    for (const auto& s : spec.op_sections) valid += (valid.empty() ? "" : ", ") + s;
+    throw Error("backend '" + spec.name + "' has no section '" + section +
+                "' (op_sections: " + valid + ")");
+  }
+  if (section != spec.op_sections.front() && !HasSnippet(spec, optype))
+    throw Error("section '" + section + "' of node " + Json(q.node).dump() +
+                " sees node.code of the sections before it, rendered by its snippet, which "
+                "does not exist: " +
+                (fs::path(spec.dir) / spec.OpTemplateFor(optype)).string());
+  Json snippet_data = Json::object();
+  snippet_data["node"] = *node;
+  RenderNodeSnippet(env, spec, snippet_data, &section);
+  return snippet_data;
 }
 
 /// The backend's `copy` trees, file by file in sorted order.
@@ -188,9 +234,9 @@ void AddCopies(const BackendSpec& spec, OutputTree& tree) {
   }
 }
 
-}  // namespace
-
-GenerateSummary Generate(const GenerateOptions& o) {
+/// Generate's pipeline. With `query` (TemplateContext), returns the context it asks for
+/// instead of writing anything.
+Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* summary_out) {
   const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
   const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
   ir::MSCGraph graph;
@@ -198,7 +244,8 @@ GenerateSummary Generate(const GenerateOptions& o) {
   const bool onnx = frontend::onnx_import::IsOnnxFile(o.graph_path);
   if (onnx) {
     if (!o.weights_path.empty())
-      throw Error(o.graph_path + ": an ONNX model carries its weights (initializers); drop --weights");
+      throw Error(o.graph_path +
+                  ": an ONNX model carries its weights (initializers); drop --weights");
     frontend::onnx_import::ImportOptions io;
     io.input_shapes = o.input_shapes;  // ONNX input names are the input nodes' names
     auto result = frontend::onnx_import::ImportOnnx(o.graph_path, io);
@@ -218,28 +265,45 @@ GenerateSummary Generate(const GenerateOptions& o) {
     ir::SpecializeShapes(graph, o.input_shapes);
     ir::Validate(graph, &opdefs);
   }
-  CheckSnippets(graph, spec);
+  const bool node_query = query && !query->project;
+  if (!node_query) CheckSnippets(graph, spec);  // a node query reads one node's snippet at most
 
   OutputTree tree;
   GenerateSummary summary;
   summary.nodes = graph.nodes.size();
-  summary.weights = AddWeights(o, graph, spec, tree, imported.get());
+  if (!query || imported || !o.weights_path.empty())  // a context query needs no weights
+    summary.weights = AddWeights(o, graph, spec, tree, imported.get());
   Json golden_files = AddGolden(o, graph, spec, tree);
 
   Json ctx = BuildContext(graph, opdefs, spec);
   tmpl::Environment env(spec.dir);
   RegisterCodegenFilters(env);
+  if (node_query) return NodeContext(env, spec, o.graph_path, ctx["graph"]["nodes"], *query);
   RenderSnippets(env, spec, ctx["graph"]["nodes"]);
   ctx["backend"] = {{"name", spec.name},
                     {"summary", spec.summary},
                     {"weights", spec.weights_output},
                     {"golden", spec.golden_output}};
   ctx["options"] = {{"has_golden", !o.golden_dir.empty()}, {"golden_files", golden_files}};
+  if (query) return ctx;
   for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, ctx));
   AddCopies(spec, tree);
   tree.Commit(o.out_dir, o.force);
   summary.files = tree.size();
+  *summary_out = summary;
+  return Json();
+}
+
+}  // namespace
+
+GenerateSummary Generate(const GenerateOptions& o) {
+  GenerateSummary summary;
+  Run(o, nullptr, &summary);
   return summary;
+}
+
+Json TemplateContext(const GenerateOptions& o, const ContextQuery& query) {
+  return Run(o, &query, nullptr);
 }
 
 }  // namespace msc::emit

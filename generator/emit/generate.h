@@ -44,6 +44,24 @@ struct GenerateSummary {
 /// "optype 'nn.foo' (node 'x') has no torch snippet: expected <templates>/torch/ops/nn/foo.py.j2".
 GenerateSummary Generate(const GenerateOptions& options);
 
+/// Which template context `msc-codegen context` asks for.
+struct ContextQuery {
+  std::string node;      ///< a node name: the object its snippet is rendered with...
+  std::string section;   ///< ...for this op_sections entry ("" = the first).
+  bool project = false;  ///< instead of a node: the object project files are rendered with.
+};
+
+/// The exact object `generate` renders a template with, from Generate's own pipeline (graph or
+/// ONNX import, Validate, not_for_inference, --shape, BuildContext with the backend's reserved
+/// names, fusion and memory plan), stopping before anything is written; `out_dir` is unused.
+/// Node query: {node, section}, node.code holding the sections the node's snippet rendered
+/// before `section` (generate renders sections in op_sections order); the node's own snippet
+/// need not exist when `section` is the first, and other nodes' snippets are not read. Project
+/// query: {graph, backend, options} with every snippet rendered. Weights are bound and checked
+/// when given (the context holds no weight values). Errors: an unknown node (naming some
+/// nodes), a no_snippet optype, an unknown section (listing op_sections).
+nlohmann::ordered_json TemplateContext(const GenerateOptions& options, const ContextQuery& query);
+
 /// Registers msc-codegen's generic filters on a template environment: py_literal, c_literal,
 /// py_str, c_str (see naming.h). Used by `generate` and `render`.
 void RegisterCodegenFilters(tmpl::Environment& env);

@@ -75,6 +75,8 @@ struct Node {
     kFromImport,   // expr import names (name, alias), with_context
     kFilterBlock,  // expr (filter chain on kBlockInput), body
     kWith,         // targets[i] = values[i], body
+    kExtends,      // expr (parent template name)
+    kBlock,        // name, body, scoped, required, toplevel
   };
   K kind = K::kText;
   int line = 0;
@@ -94,16 +96,26 @@ struct Node {
   std::vector<ExprPtr> values;                             // kWith
   bool ignore_missing = false;
   bool with_context = false;
+  bool recursive = false;  // kFor: `recursive` (the body may call loop(items))
+  bool scoped = false;     // kBlock: sees the local variables where it is rendered
+  bool required = false;   // kBlock: must be overridden by a template extending this one
+  // kBlock: rendered at the top level of the template (not inside a for/macro/block/...), so
+  // skipped once the template has run an `extends` (Jinja2's frame.toplevel).
+  bool toplevel = false;
   // kMacro / kCallBlock: whether the body references caller / varargs / kwargs.
   bool uses_caller = false;
   bool uses_varargs = false;
   bool uses_kwargs = false;
 };
 
-// A parsed template. `name` is the path used in error messages.
+// A parsed template. `name` is the path used in error messages; `load_name` the name it was
+// loaded by (e.g. "base.j2"; equal to `name` for templates rendered from a string).
 struct Template {
   std::string name;
+  std::string load_name;
   Body body;
+  std::vector<const Node*> blocks;  // every {% block %} at any depth, in source order
+  bool has_extends = false;         // has an {% extends %} (always at the top level)
 };
 
 }  // namespace msc::tmpl

@@ -62,6 +62,9 @@ class Validator {
           for (const auto& v : n->values) CheckExpr(v.get(), soft);
           CheckBody(n->body, false);
           break;
+        case Node::K::kBlock:  // compiled into its own function: a new, non-soft frame
+          CheckBody(n->body, false);
+          break;
         default:
           CheckExpr(n->expr.get(), soft);
           CheckExpr(n->target.get(), soft);
@@ -107,7 +110,9 @@ std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
   if (!in) return nullptr;
   std::ostringstream ss;
   ss << in.rdbuf();
-  std::shared_ptr<const Template> t = Parse(ss.str(), path.string());
+  std::unique_ptr<Template> parsed = Parse(ss.str(), path.string());
+  parsed->load_name = key;
+  std::shared_ptr<const Template> t = std::move(parsed);
   Validate(*t);
   file_cache[key] = t;
   return t;

@@ -18,6 +18,18 @@
 // arguments, varargs, kwargs, caller); call (with caller arguments); include (list of names,
 // ignore missing, with/without context); import ... as / from ... import (without context by
 // default); filter blocks; with; print.
+// Template inheritance (Jinja2's semantics): {% extends NAME %} (NAME any expression giving a
+// template name, resolved like include; allowed at the top level and inside if-branches, so an
+// extends may be conditional), {% block NAME [scoped] [required] %} ... {% endblock [NAME] %},
+// blocks inside blocks, super() / super.super(), self.NAME(). A child's text and prints outside
+// its blocks are dropped once it has extended (text before the extends is kept); its top-level
+// set/macro/import run and are visible to the parent and to all blocks, which see the context
+// (top-level variables + data), not the local variables where they are rendered, unless
+// `scoped`. A `required` block must be overridden by some template extending its template.
+// Templates reached by include/import render with their own blocks and may extend too.
+// Recursive loops: {% for x in tree recursive %}...{{ loop(x.children) }}...{% endfor %}
+// renders the body one level deeper (loop.depth / loop.depth0 count levels; the `if` filter and
+// the else branch apply per level).
 // Globals: range, dict, namespace, joiner, cycler.
 // Filters: abs attr batch capitalize center count d default dictsort e escape first float
 // forceescape format groupby indent int items join last length list lower map max min reject
@@ -34,14 +46,17 @@
 // escape the other operand of `+` (as markupsafe does); `~` and printing treat them as str.
 //
 // NOT supported (a tag gives the error "'<tag>' is not supported by this template engine"):
-// template inheritance (extends/block/super), recursive for loops, autoescaping, extensions
-// (do, break/continue, i18n), non-ASCII identifiers, the wordwrap/urlize/xmlattr/pprint/
-// filesizeformat/striptags/urlencode/random filters, str.format field attribute/index access,
+// autoescaping, extensions (do, break/continue, i18n), trim_blocks/lstrip_blocks, non-ASCII
+// identifiers, the wordwrap/urlize/xmlattr/pprint/filesizeformat/striptags/urlencode/random
+// filters, str.format field attribute/index access,
 // integers beyond 64 bits (an error where Python would use big ints), case mapping beyond
 // ASCII/Latin-1/Latin Extended-A/Greek/Cyrillic (no Greek final sigma), and mutating methods
 // (list.append, dict.update). Filters that return generators/iterators in Jinja2 (map, select,
 // reverse, ...) return lists here, so printing their result directly differs from Jinja2's
-// "<generator object ...>".
+// "<generator object ...>". A block reference prints as "<BlockReference object>" (Jinja2 adds
+// an address). A template that extends a template already in its extends chain is an error
+// ("extends cycle: 'a.j2' -> 'b.j2' -> 'a.j2'"), where Jinja2 recurses until Python's recursion
+// limit (or, with a conditional extends, may stop).
 //
 // Errors: every failure throws msc::Error whose message starts with "<file>:<line>:<col>: "
 // (file = the template path as resolved under the search root, or the name given to
@@ -51,12 +66,16 @@
 //   templates/x.j2:9:1: expected 'endfor' or 'else', got end of template (unclosed 'for' opened at
 //   line 2) templates/x.j2:2:4: 'dict object' has no attribute 'y'
 // Errors inside included/imported templates or macros name the file and line where they
-// happen, followed by lines "  included from a.j2:2:4" / "  in macro 'm' called from b.j2:5:3".
+// happen, followed by lines "  included from a.j2:2:4" / "  in macro 'm' called from b.j2:5:3"
+// / "  in block 'b' called from base.j2:4:3" / "  extended by child.j2:1:4" (an error in a
+// parent template). Calling a value that is not callable names it:
+//   t.j2:1:4: 'title' is not callable (a str)
 // Like Jinja2, unknown filters/tests are reported when the template is loaded, except inside
 // if-blocks and inline ifs, where they fail only when evaluated.
-// Limits (errors instead of crashes or endless runs): macro calls, includes and imports nest at
-// most 256 deep, templates at most 256 blocks/expressions deep; range() holds at most 10^7
-// items; one render runs at most 10^8 loop iterations and builds at most 1 GiB of output.
+// Limits (errors instead of crashes or endless runs): macro calls, includes, imports, block
+// renders and recursive loop levels nest at most 256 deep, templates at most 256
+// blocks/expressions deep; range() holds at most 10^7 items; one render runs at most 10^8 loop
+// iterations and builds at most 1 GiB of output.
 // An Environment is not thread-safe.
 #pragma once
 

@@ -32,11 +32,48 @@ std::string ObjectTypeRepr(const Value& v) {
   return TypeName(v) + " object";
 }
 
+// Source-like text of a name / attribute / constant-index path (`node.attrs.x`, `l[0]`), for
+// messages; false for other expressions.
+bool PathText(const Expr& e, std::string* out) {
+  switch (e.kind) {
+    case Expr::K::kName:
+      *out += e.name;
+      return true;
+    case Expr::K::kGetAttr:
+      if (!PathText(*e.items[0], out)) return false;
+      *out += "." + e.name;
+      return true;
+    case Expr::K::kGetItem:
+      if (e.items[1]->kind != Expr::K::kConst || !PathText(*e.items[0], out)) return false;
+      *out += "[" + Repr(e.items[1]->value) + "]";
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+void Interp::CheckCallable(const Expr& callee, const Value& fn) const {
+  if (fn.is_undefined() || (fn.is_object() && fn.obj()->IsCallable())) return;
+  std::string path;
+  if (!PathText(callee, &path)) throw OpError("'" + TypeName(fn) + "' object is not callable");
+  std::string what = "None";
+  if (!fn.is_none()) {
+    const std::string type = TypeName(fn);
+    const bool vowel = std::string("aeiouAEIOU").find(type[0]) != std::string::npos;
+    what = (vowel ? "an " : "a ") + type;
+  }
+  throw OpError("'" + path + "' is not callable (" + what + ")");
+}
 
 Value Interp::Lookup(const std::string& name, const Scope& scope, int line, int col) {
   Value v;
   if (scope.Find(name, &v)) return v;
+  if (name == "self" && ctx_.scope) {  // Jinja2's TemplateReference(context)
+    Register(ctx_.scope);              // it holds the context scope, which may come to hold it
+    return Value::Obj(std::make_shared<TemplateReference>(ctx_));
+  }
   auto it = env_.globals.find(name);
   if (it != env_.globals.end()) return it->second;
   return Value::Undef("undefined variable '" + name + "'", Pos(line, col));
@@ -180,6 +217,7 @@ Value Interp::EvalCall(const Expr& e, const ScopePtr& scope) {
   }
   EvalArgs(e, scope, args, kwargs);
   here_ = Pos(e.line, e.col);
+  CheckCallable(callee, fn);
   return CallValue(fn, args, kwargs);
 }
 

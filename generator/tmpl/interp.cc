@@ -93,6 +93,7 @@ Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
     throw OpError("macro '" + name_ + "' takes not more than " + std::to_string(np) +
                   " argument(s)");
   Interp::TemplateSwitch sw(&in, tmpl_);
+  Interp::FrameGuard frame(&in, &ctx_);
   for (size_t i = 0; i < np; ++i) {
     if (given[i]) continue;
     const MacroParam& p = n.params[i];
@@ -182,7 +183,14 @@ namespace {
 
 class LoopContext : public Object, public std::enable_shared_from_this<LoopContext> {
  public:
-  explicit LoopContext(std::shared_ptr<ValueList> items) : items_(std::move(items)) {}
+  // `outer`: the scope the for statement runs in (recursive loops render their levels there).
+  LoopContext(std::shared_ptr<ValueList> items, const Node* node, const Template* tmpl,
+              ScopePtr outer, int64_t depth0)
+      : items_(std::move(items)),
+        node_(node),
+        tmpl_(tmpl),
+        outer_(std::move(outer)),
+        depth0_(depth0) {}
   std::string TypeName() const override { return "LoopContext"; }
   std::string Repr() const override {
     return "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items_->size()) +
@@ -206,9 +214,9 @@ class LoopContext : public Object, public std::enable_shared_from_this<LoopConte
     else if (name == "length")
       *out = Value::Int(n);
     else if (name == "depth")
-      *out = Value::Int(1);
+      *out = Value::Int(depth0_ + 1);
     else if (name == "depth0")
-      *out = Value::Int(0);
+      *out = Value::Int(depth0_);
     else if (name == "previtem")
       *out = i > 0 ? (*items_)[i - 1] : Value::Undef("there is no previous item", pos);
     else if (name == "nextitem")
@@ -235,11 +243,31 @@ class LoopContext : public Object, public std::enable_shared_from_this<LoopConte
     }
     return true;
   }
+  // loop(items): renders the loop body over `items` one level deeper (recursive loops only).
+  bool IsCallable() const override { return true; }
+  Value Call(Interp& in, ValueList& args, Kwargs& kwargs) override {
+    if (!node_->recursive)
+      throw OpError("loop() can only be called in a for loop marked 'recursive'");
+    if (!kwargs.empty())
+      throw OpError("loop() got an unexpected keyword argument '" + kwargs[0].first + "'");
+    if (args.size() != 1)
+      throw OpError("loop() takes exactly one argument (the items), " +
+                    std::to_string(args.size()) + " given");
+    Interp::DepthGuard depth(&in);
+    Interp::TemplateSwitch sw(&in, tmpl_);
+    std::string text;
+    in.RenderLoop(*node_, outer_, args[0], depth0_ + 1, text);
+    return Value::Str(std::move(text));
+  }
   size_t index0 = 0;
   SourcePos pos;
 
  private:
   std::shared_ptr<ValueList> items_;
+  const Node* node_;
+  const Template* tmpl_;
+  ScopePtr outer_;  // null unless recursive
+  int64_t depth0_;
   Value last_;
   bool has_last_ = false;
 };
@@ -256,6 +284,53 @@ class LoopContext : public Object, public std::enable_shared_from_this<LoopConte
 
 }  // namespace
 
+// ---- template inheritance ----
+void BlockTable::Add(const Template& t) {
+  for (const Node* b : t.blocks) blocks[b->name].push_back(BlockDef{b, &t});
+  chain.push_back(&t);
+}
+
+std::string TemplateReference::Repr() const {
+  return "<TemplateReference " + pystr::Repr(ctx_.leaf ? ctx_.leaf->load_name : "") + ">";
+}
+
+bool TemplateReference::GetAttr(const std::string& name, Value* out) const {
+  if (!ctx_.blocks || !ctx_.blocks->Find(name)) return false;
+  *out = Value::Obj(std::make_shared<BlockReference>(ctx_, name, 0));
+  return true;
+}
+
+Value BlockReference::Super(const RenderCtx& ctx, const std::string& name, size_t index,
+                            const SourcePos& pos) {
+  const std::vector<BlockDef>* defs = ctx.blocks ? ctx.blocks->Find(name) : nullptr;
+  if (defs && index + 1 < defs->size())
+    return Value::Obj(std::make_shared<BlockReference>(ctx, name, index + 1));
+  return Value::Undef("there is no parent block called " + pystr::Repr(name) + ".", pos);
+}
+
+bool BlockReference::GetAttr(const std::string& name, Value* out) const {
+  if (name == "super") {
+    const std::vector<BlockDef>* defs = ctx_.blocks ? ctx_.blocks->Find(name_) : nullptr;
+    SourcePos pos;  // undefined super: reported at this definition's block tag
+    if (defs && index_ < defs->size())
+      pos = SourcePos{&(*defs)[index_].tmpl->name, (*defs)[index_].node->line,
+                      (*defs)[index_].node->col};
+    *out = Super(ctx_, name_, index_, pos);
+  } else if (name == "name") {
+    *out = Value::Str(name_);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Value BlockReference::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
+  if (!args.empty() || !kwargs.empty()) throw OpError("block '" + name_ + "' takes no arguments");
+  std::string text;
+  in.RenderBlock(ctx_, name_, index_, in.here(), text);
+  return Value::Str(std::move(text));
+}
+
 // ---- interpreter: statements ----
 Interp::~Interp() {
   // Break reference cycles (macros capture the scope they are defined in).
@@ -267,8 +342,25 @@ Interp::DepthGuard::DepthGuard(Interp* i) : in(i) {
   if (++in->depth_ > kMaxDepth) {
     --in->depth_;
     throw OpError("maximum recursion depth exceeded (more than " + std::to_string(kMaxDepth) +
-                  " nested macro calls/includes/imports)");
+                  " nested macro calls/includes/imports/blocks/recursive loops)");
   }
+}
+
+Interp::FrameGuard::FrameGuard(Interp* i, const RenderCtx* ctx)
+    : in(i),
+      saved_check(i->out_check_),
+      switched(ctx && (ctx->scope != i->ctx_.scope || ctx->blocks != i->ctx_.blocks ||
+                       ctx->leaf != i->ctx_.leaf)) {
+  in->out_check_ = nullptr;
+  if (switched) {
+    saved_ctx = std::move(in->ctx_);
+    in->ctx_ = *ctx;
+  }
+}
+
+Interp::FrameGuard::~FrameGuard() {
+  in->out_check_ = saved_check;
+  if (switched) in->ctx_ = std::move(saved_ctx);
 }
 
 void Interp::Fail(int line, int col, const std::string& msg) const {
@@ -278,8 +370,120 @@ void Interp::Fail(int line, int col, const std::string& msg) const {
 ScopePtr Interp::NewRootScope() { return std::make_shared<Scope>(); }
 
 void Interp::RenderTemplate(const Template& t, const ScopePtr& scope, std::string& out) {
-  TemplateSwitch sw(this, &t);
-  RenderBody(t.body, scope, out);
+  RenderCtx ctx;
+  ctx.scope = scope;
+  ctx.leaf = &t;
+  if (!t.blocks.empty() || t.has_extends) {
+    ctx.blocks = std::make_shared<BlockTable>();
+    ctx.blocks->Add(t);
+  }
+  // Saves and restores the caller's context (also when an error propagates).
+  struct Restore {
+    Interp* in;
+    RenderCtx ctx;
+    RootState* check;
+    ~Restore() {
+      in->ctx_ = std::move(ctx);
+      in->out_check_ = check;
+    }
+  } restore{this, std::move(ctx_), out_check_};
+  ctx_ = std::move(ctx);
+  RootState state;
+  out_check_ = t.has_extends ? &state : nullptr;
+  {
+    TemplateSwitch sw(this, &t);
+    RenderBody(t.body, scope, out);
+  }
+  // Jinja2 renders the parent's root after the child's, with the same context; the chain has
+  // no cycles (RenderExtends checks), so this ends.
+  while (state.parent) {
+    const Template* parent = state.parent;
+    const SourcePos from = state.pos;
+    state = RootState();
+    out_check_ = parent->has_extends ? &state : nullptr;
+    try {
+      TemplateSwitch sw(this, parent);
+      RenderBody(parent->body, scope, out);
+    } catch (const OpError& e) {
+      throw msc::Error(FormatPos(from) + e.what());
+    } catch (const msc::Error& e) {
+      AppendTrace(e, "extended by", from);
+    }
+  }
+}
+
+void Interp::RenderExtends(const Node& n, const ScopePtr& scope) {
+  if (!out_check_ || !ctx_.blocks)  // the parser allows extends only at the top level
+    Fail(n.line, n.col, "internal error: 'extends' outside a template's top level");
+  // Jinja2 raises this even when the second extends names the same template.
+  if (out_check_->parent)
+    Fail(n.line, n.col,
+         "template extended multiple times (an earlier 'extends' already named " +
+             pystr::Repr(out_check_->parent->load_name) + ")");
+  Value name = Eval(*n.expr, scope);
+  if (name.is_undefined()) ThrowUndefined(name);
+  if (!name.is_string())
+    Fail(n.expr->line, n.expr->col, "template name must be a string, got " + TypeName(name));
+  std::shared_ptr<const Template> t;
+  try {
+    t = env_.Load(name.s());
+  } catch (const OpError& e) {
+    Fail(n.expr->line, n.expr->col, e.what());
+  } catch (const msc::Error& e) {
+    AppendTrace(e, "extended by", Pos(n.line, n.col));  // syntax error in the parent
+  }
+  if (!t) Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
+  BlockTable& table = *ctx_.blocks;
+  for (const Template* c : table.chain) {
+    if (c != t.get()) continue;
+    std::string cycle;
+    for (const Template* c2 : table.chain) cycle += pystr::Repr(c2->load_name) + " -> ";
+    Fail(n.expr->line, n.expr->col, "extends cycle: " + cycle + pystr::Repr(t->load_name));
+  }
+  out_check_->parent = t.get();
+  out_check_->pos = Pos(n.line, n.col);
+  table.Add(*t);
+}
+
+void Interp::RenderBlockNode(const Node& n, const ScopePtr& scope, std::string& out) {
+  // Once the template has extended another, its top-level blocks are rendered by the parent.
+  if (n.toplevel && out_check_ && out_check_->parent) return;
+  const std::vector<BlockDef>* defs = ctx_.blocks ? ctx_.blocks->Find(n.name) : nullptr;
+  if (!defs || defs->empty())
+    Fail(n.line, n.col, "internal error: block '" + n.name + "' is not registered");
+  if (n.required && defs->size() <= 1)
+    Fail(n.line, n.col,
+         "block '" + n.name + "' is required: a template extending " +
+             pystr::Repr(defs->front().tmpl->load_name) + " must define it");
+  if (n.scoped)  // Jinja2's context.derived(locals): the block sees the local variables
+    RenderBlock(RenderCtx{scope, ctx_.blocks, ctx_.leaf}, n.name, 0, Pos(n.line, n.col), out);
+  else
+    RenderBlock(ctx_, n.name, 0, Pos(n.line, n.col), out);
+}
+
+void Interp::RenderBlock(const RenderCtx& ctx, const std::string& name, size_t index,
+                         const SourcePos& from, std::string& out) {
+  const std::vector<BlockDef>* defs = ctx.blocks ? ctx.blocks->Find(name) : nullptr;
+  if (!defs || index >= defs->size())
+    throw OpError("there is no block called " + pystr::Repr(name));
+  const BlockDef def = (*defs)[index];
+  // Like a Jinja2 block function: names resolve in the context (not in the caller's locals);
+  // `super` is the next definition.
+  auto scope = std::make_shared<Scope>();
+  scope->parent = ctx.scope;
+  scope->vars.emplace_back(
+      "super", BlockReference::Super(ctx, name, index,
+                                     SourcePos{&def.tmpl->name, def.node->line, def.node->col}));
+  try {
+    DepthGuard depth(this);
+    FrameGuard frame(this, &ctx);
+    TemplateSwitch sw(this, def.tmpl);
+    RenderBody(def.node->body, scope, out);
+  } catch (const OpError& e) {
+    throw msc::Error(FormatPos(from) + e.what());
+  } catch (const msc::Error& e) {
+    AppendTrace(e, ("in block '" + name + "' called from").c_str(), from);
+  }
 }
 
 void Interp::RenderBody(const Body& body, const ScopePtr& scope, std::string& out) {
@@ -318,9 +522,11 @@ void Interp::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
 void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) {
   switch (n.kind) {
     case Node::K::kText:
+      if (out_check_ && out_check_->parent) return;  // content after an extends is dropped
       out += n.text;
       return;
     case Node::K::kPrint: {
+      if (out_check_ && out_check_->parent) return;
       Value v = Eval(*n.expr, scope);
       try {
         AppendStr(out, v);
@@ -350,7 +556,12 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
       auto inner = std::make_shared<Scope>();
       inner->parent = scope;
       std::string text;
-      RenderBody(n.body, inner, text);
+      if (n.kind == Node::K::kSetBlock) {
+        FrameGuard frame(this, nullptr);  // a block set captures its output even after extends
+        RenderBody(n.body, inner, text);
+      } else {
+        RenderBody(n.body, inner, text);
+      }
       Value v = Value::Str(std::move(text));
       if (n.expr) {
         const Value* saved = block_input;
@@ -374,7 +585,7 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
       return;
     }
     case Node::K::kMacro:
-      scope->Set(n.name, Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, n.name)));
+      scope->Set(n.name, Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, n.name, ctx_)));
       Register(scope);
       return;
     case Node::K::kCallBlock:
@@ -396,15 +607,26 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
       RenderBody(n.body, inner, out);
       return;
     }
+    case Node::K::kExtends:
+      RenderExtends(n, scope);
+      return;
+    case Node::K::kBlock:
+      RenderBlockNode(n, scope, out);
+      return;
   }
 }
 
 void Interp::RenderFor(const Node& n, const ScopePtr& scope, std::string& out) {
-  Value seq = Eval(*n.expr, scope);
+  RenderLoop(n, scope, Eval(*n.expr, scope), 0, out);
+}
+
+void Interp::RenderLoop(const Node& n, const ScopePtr& scope, const Value& seq, int64_t depth0,
+                        std::string& out) {
   ValueList items;
   try {
     items = Iterate(seq);
   } catch (const OpError& e) {
+    if (depth0 > 0) throw;  // loop(items): reported at the call
     Fail(n.expr->line, n.expr->col, e.what());
   }
   if (n.cond) {
@@ -427,7 +649,8 @@ void Interp::RenderFor(const Node& n, const ScopePtr& scope, std::string& out) {
     return;
   }
   auto shared_items = std::make_shared<ValueList>(std::move(items));
-  auto loop = std::make_shared<LoopContext>(shared_items);
+  auto loop = std::make_shared<LoopContext>(shared_items, &n, cur_tmpl_,
+                                            n.recursive ? scope : nullptr, depth0);
   loop->pos = Pos(n.line, n.col);
   Value loop_value = Value::Obj(loop);
   ScopePtr iter_scope;
@@ -455,9 +678,10 @@ void Interp::RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& 
   Kwargs kwargs;
   EvalArgs(call, scope, args, kwargs);
   kwargs.emplace_back("caller",
-                      Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, "caller")));
+                      Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, "caller", ctx_)));
   Value r;
   try {
+    CheckCallable(*call.items[0], callee);
     r = CallValue(callee, args, kwargs);
     AppendStr(out, r);
   } catch (const OpError& e) {
@@ -498,8 +722,7 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
   }
   try {
     DepthGuard depth(this);
-    TemplateSwitch sw(this, t.get());
-    RenderBody(t->body, inner, out);
+    RenderTemplate(*t, inner, out);
   } catch (const OpError& e) {
     Fail(n.line, n.col, e.what());
   } catch (const msc::Error& e) {
@@ -546,8 +769,7 @@ Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
   Register(mod->scope);
   try {
     DepthGuard depth(this);
-    TemplateSwitch sw(this, t.get());
-    RenderBody(t->body, mod->scope, mod->output);
+    RenderTemplate(*t, mod->scope, mod->output);
   } catch (const OpError& e) {
     Fail(n.line, n.col, e.what());
   } catch (const msc::Error& e) {

@@ -47,11 +47,84 @@ struct EnvData {
   void Validate(const Template& t) const;
 };
 
+// ---- template inheritance ----
+// One {% block %} definition: the node and the template it is written in.
+struct BlockDef {
+  const Node* node;
+  const Template* tmpl;
+};
+
+// The blocks of one render (Jinja2's Context.blocks): for each name the definitions from the
+// most derived template to the base (blocks[name][0] renders, super() goes one further), and
+// the extends chain, leaf first (to report cycles). Built once per render of a template that
+// has blocks or extends; extends appends the parent's blocks (Jinja2's visit_Extends).
+struct BlockTable {
+  std::unordered_map<std::string, std::vector<BlockDef>> blocks;
+  std::vector<const Template*> chain;
+  void Add(const Template& t);
+  const std::vector<BlockDef>* Find(const std::string& name) const {
+    auto it = blocks.find(name);
+    return it == blocks.end() ? nullptr : &it->second;
+  }
+};
+
+// What Jinja2's Context is for blocks and `self`: the scope that blocks see (the shared top-level
+// variables of the extends chain over the render data; for a `scoped` block the local scope where
+// it is rendered) and the block table. Copying it copies two shared pointers.
+struct RenderCtx {
+  ScopePtr scope;
+  std::shared_ptr<BlockTable> blocks;  // null when the template has no blocks and no extends
+  const Template* leaf = nullptr;      // the template whose render made this context
+};
+
+// Jinja2's per-template `parent_template`: set by {% extends %}; while it is set the template's
+// top-level text, prints and top-level blocks produce no output.
+struct RootState {
+  const Template* parent = nullptr;
+  SourcePos pos;  // the extends that set it
+};
+
+// `self` in a template: self.NAME() renders block NAME (the most derived definition).
+class TemplateReference : public Object {
+ public:
+  explicit TemplateReference(RenderCtx ctx) : ctx_(std::move(ctx)) {}
+  std::string TypeName() const override { return "TemplateReference"; }
+  std::string Repr() const override;
+  bool GetAttr(const std::string& name, Value* out) const override;
+
+ private:
+  RenderCtx ctx_;
+};
+
+// A callable block: `super` inside a block, self.NAME, super.super. Calling it renders
+// definition `index` of block `name` and returns the text (a str: autoescaping is off).
+class BlockReference : public Object {
+ public:
+  BlockReference(RenderCtx ctx, std::string name, size_t index)
+      : ctx_(std::move(ctx)), name_(std::move(name)), index_(index) {}
+  std::string TypeName() const override { return "BlockReference"; }
+  bool GetAttr(const std::string& name, Value* out) const override;
+  bool IsCallable() const override { return true; }
+  Value Call(Interp& in, ValueList& args, Kwargs& kwargs) override;
+  // `super` of definition `index` (index < number of definitions) as Jinja2's Context.super.
+  static Value Super(const RenderCtx& ctx, const std::string& name, size_t index,
+                     const SourcePos& pos);
+
+ private:
+  RenderCtx ctx_;
+  std::string name_;
+  size_t index_;
+};
+
 // ---- runtime objects ----
 class Macro : public Object {
  public:
-  Macro(const Node* node, const Template* tmpl, ScopePtr closure, std::string name)
-      : node_(node), tmpl_(tmpl), closure_(std::move(closure)), name_(std::move(name)) {}
+  Macro(const Node* node, const Template* tmpl, ScopePtr closure, std::string name, RenderCtx ctx)
+      : node_(node),
+        tmpl_(tmpl),
+        closure_(std::move(closure)),
+        name_(std::move(name)),
+        ctx_(std::move(ctx)) {}
   std::string TypeName() const override { return "Macro"; }
   std::string Repr() const override;
   bool GetAttr(const std::string& name, Value* out) const override;
@@ -64,6 +137,7 @@ class Macro : public Object {
   const Template* tmpl_;
   ScopePtr closure_;
   std::string name_;
+  RenderCtx ctx_;  // context of the defining template (blocks and `self` inside the macro)
 };
 
 class NativeFunction : public Object {
@@ -122,8 +196,18 @@ class Interp {
   explicit Interp(EnvData& env) : env_(env) {}
   ~Interp();
 
-  // Renders a template with `scope` as its top-level scope.
+  // Renders a template with `scope` as its top-level scope (Jinja2's root render function):
+  // if it runs {% extends %}, then renders the parent with the same scope, and so on up the
+  // chain (a loop, not a recursion); the block table is shared by the chain.
   void RenderTemplate(const Template& t, const ScopePtr& scope, std::string& out);
+  // Renders definition `index` of block `name` of `ctx` (Jinja2's blocks[name][index](context));
+  // `from` is the call position for error traces.
+  void RenderBlock(const RenderCtx& ctx, const std::string& name, size_t index,
+                   const SourcePos& from, std::string& out);
+  // Renders the for loop `n` over `seq` (depth0 > 0: a recursive call, loop(items)).
+  void RenderLoop(const Node& n, const ScopePtr& scope, const Value& seq, int64_t depth0,
+                  std::string& out);
+  const RenderCtx& ctx() const { return ctx_; }
   void RenderBody(const Body& body, const ScopePtr& scope, std::string& out);
   Value Eval(const Expr& e, const ScopePtr& scope);
 
@@ -140,7 +224,9 @@ class Interp {
   const SourcePos& here() const { return here_; }
   const Template* current() const { return cur_tmpl_; }
   EnvData& env() { return env_; }
-  void Register(const ScopePtr& s) { cleanup_.push_back(s); }
+  void Register(const ScopePtr& s) {
+    if (cleanup_.empty() || cleanup_.back() != s) cleanup_.push_back(s);
+  }
   void Register(const std::shared_ptr<Namespace>& ns) { namespaces_.push_back(ns); }
 
   // Depth accounting for macro calls and includes (limit kMaxDepth).
@@ -152,6 +238,18 @@ class Interp {
     Interp* in;
     explicit DepthGuard(Interp* i);
     ~DepthGuard() { --in->depth_; }
+  };
+  // Enters a function-like frame (macro, caller, block, block set): its output is never
+  // suppressed by an extends, and, given `ctx`, blocks and `self` inside refer to that context.
+  struct FrameGuard {
+    Interp* in;
+    RootState* saved_check;
+    RenderCtx saved_ctx;
+    bool switched;
+    FrameGuard(Interp* i, const RenderCtx* ctx);
+    ~FrameGuard();
+    FrameGuard(const FrameGuard&) = delete;
+    FrameGuard& operator=(const FrameGuard&) = delete;
   };
   // Switches the "current template" used for error positions.
   struct TemplateSwitch {
@@ -178,6 +276,10 @@ class Interp {
   void RenderInclude(const Node& n, const ScopePtr& scope, std::string& out);
   void RenderImport(const Node& n, const ScopePtr& scope);
   void RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& out);
+  void RenderExtends(const Node& n, const ScopePtr& scope);
+  void RenderBlockNode(const Node& n, const ScopePtr& scope, std::string& out);
+  // Throws OpError "'title' is not callable (a str)" unless `fn` is callable or undefined.
+  void CheckCallable(const Expr& callee, const Value& fn) const;
   void Assign(const Expr& target, const Value& v, const ScopePtr& scope);
   Value ImportModule(const Node& n, const ScopePtr& scope);
   [[noreturn]] void Fail(int line, int col, const std::string& msg) const;
@@ -187,6 +289,8 @@ class Interp {
   const std::string* cur_file_ = nullptr;
   int depth_ = 0;
   int64_t iterations_ = 0;
+  RenderCtx ctx_;                   // context of the template being rendered
+  RootState* out_check_ = nullptr;  // set in the root frames of a template that has extends
   Value hidden_loop_;  // undefined `loop` shadowing the includer's loop inside includes
   SourcePos here_;
   std::vector<ScopePtr> cleanup_;                       // scopes holding macros (cycle breaking)

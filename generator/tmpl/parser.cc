@@ -31,6 +31,8 @@ class Parser : public ExprParser {
   NodePtr ParseFrom();
   NodePtr ParseFilterBlock();
   NodePtr ParseWith();
+  NodePtr ParseExtends();
+  NodePtr ParseBlock();
   static void ScanExpr(const Expr* e, Node* m);
   static void ScanBody(const Body& body, Node* m);
   static void ScanSpecialNames(Node* m);
@@ -115,14 +117,15 @@ NodePtr Parser::ParseStatement(const Token& open) {
   if (w == "from") return ParseFrom();
   if (w == "filter") return ParseFilterBlock();
   if (w == "with") return ParseWith();
+  if (w == "extends") return ParseExtends();
+  if (w == "block") return ParseBlock();
   if (w == "print") {
     auto n = MakeNode(Node::K::kPrint, Next());
     n->expr = ParseTuple(false, true, {}, false);
     return n;
   }
   (void)open;
-  if (w == "extends" || w == "block" || w == "autoescape" || w == "do" || w == "break" ||
-      w == "continue")
+  if (w == "autoescape" || w == "do" || w == "break" || w == "continue")
     Fail(tok, "'" + w + "' is not supported by this template engine");
   static const char* const kEndTags[] = {"endif",   "endfor",    "endset",  "endmacro",
                                          "endcall", "endfilter", "endwith", "else",
@@ -158,7 +161,7 @@ NodePtr Parser::ParseFor() {
   ExpectName("in");
   n->expr = ParseTuple(false, false, {"recursive"}, false);
   if (SkipName("if")) n->cond = ParseExpression(true);
-  if (IsName("recursive")) Fail(Cur(), "recursive for loops are not supported");
+  n->recursive = SkipName("recursive");
   n->body = ParseStatements({"endfor", "else"}, opener, false);
   if (Next().text == "else") n->else_body = ParseStatements({"endfor"}, opener, true);
   return n;
@@ -310,6 +313,34 @@ NodePtr Parser::ParseWith() {
   return n;
 }
 
+NodePtr Parser::ParseExtends() {
+  auto n = MakeNode(Node::K::kExtends, Next());
+  n->expr = ParseExpression(true);
+  return n;
+}
+
+// Jinja2's parse_block: {% block NAME [scoped] [required] %} ... {% endblock [NAME] %}.
+NodePtr Parser::ParseBlock() {
+  const Token& opener = Next();
+  auto n = MakeNode(Node::K::kBlock, opener);
+  n->name = ExpectAnyName();
+  n->scoped = SkipName("scoped");
+  n->required = SkipName("required");
+  if (IsOp("-"))
+    Fail(Cur(), "block names must be valid identifiers and may not contain hyphens (use '_')");
+  n->body = ParseStatements({"endblock"}, opener, true);
+  if (n->required) {
+    for (const auto& c : n->body) {
+      bool blank = c->kind == Node::K::kText;
+      for (char ch : c->text) blank = blank && (ch == ' ' || (ch >= '\t' && ch <= '\r'));
+      if (!blank)
+        Fail(opener, "required block '" + n->name + "' may only contain whitespace or comments");
+    }
+  }
+  SkipName(n->name.c_str());  // {% endblock NAME %}; another name fails at "end of statement"
+  return n;
+}
+
 void Parser::ScanExpr(const Expr* e, Node* m) {
   if (!e) return;
   if (e->kind == Expr::K::kName) {
@@ -343,11 +374,54 @@ void Parser::ScanSpecialNames(Node* m) { ScanBody(m->body, m); }
 }  // namespace
 }  // namespace detail
 
+namespace {
+
+// What Jinja2's code generator checks and collects once the whole template is parsed: the
+// blocks (names unique across the template), which of them are at the top level (the root body
+// and if-branches, Jinja2's frame.toplevel), and that `extends` appears only there.
+class BlockCollector {
+ public:
+  explicit BlockCollector(Template* t) : t_(t) {}
+  void Walk(const Body& body, bool toplevel) {
+    for (const auto& n : body) {
+      if (n->kind == Node::K::kBlock) {
+        n->toplevel = toplevel;
+        for (const Node* b : t_->blocks)
+          if (b->name == n->name)
+            Fail(*n, "block '" + n->name + "' defined twice (first at line " +
+                         std::to_string(b->line) + ")");
+        t_->blocks.push_back(n.get());
+      } else if (n->kind == Node::K::kExtends) {
+        if (!toplevel)
+          Fail(*n,
+               "'extends' must be at the top level of the template (it may be inside 'if', not "
+               "inside for/with/macro/call/filter/set/block)");
+        t_->has_extends = true;
+      }
+      const bool soft = toplevel && n->kind == Node::K::kIf;  // if-branches stay top level
+      for (const auto& b : n->bodies) Walk(b, soft);
+      Walk(n->body, soft);
+      Walk(n->else_body, soft);
+    }
+  }
+
+ private:
+  [[noreturn]] void Fail(const Node& n, const std::string& msg) const {
+    throw msc::Error(t_->name + ":" + std::to_string(n.line) + ":" + std::to_string(n.col) + ": " +
+                     msg);
+  }
+  Template* t_;
+};
+
+}  // namespace
+
 std::unique_ptr<Template> Parse(const std::string& source, const std::string& name) {
   auto tmpl = std::make_unique<Template>();
   tmpl->name = name;
+  tmpl->load_name = name;
   detail::Parser parser(Lex(source, name), tmpl->name);
   tmpl->body = parser.ParseTemplate();
+  BlockCollector(tmpl.get()).Walk(tmpl->body, true);
   return tmpl;
 }
 

@@ -36,7 +36,9 @@ CompareResult CompareFloat32(const std::string& name, const float* actual, const
   for (size_t i = 0; i < n; ++i) {
     const double a = actual[i], b = expected[i];
     double excess;  // > 0: outside tolerance
-    if (std::isnan(a) || std::isnan(b)) {
+    if (std::isnan(a) && std::isnan(b)) {
+      excess = -1;  // NaN where NaN is expected (numpy.testing.assert_allclose's equal_nan)
+    } else if (std::isnan(a) || std::isnan(b)) {
       excess = INFINITY;
     } else if (a == b) {
       excess = -1;  // includes equal infinities

@@ -1,8 +1,9 @@
 // Golden-data comparison: per-output max absolute / max relative error and a pass/fail verdict.
 //
 // An element passes iff |actual - expected| <= atol + rtol * |expected| (numpy.allclose's rule);
-// NaN in either side fails, equal infinities pass. Defaults for float32 (and float16, compared
-// after widening to float32): atol = rtol = 1e-3. Integer and bool outputs compare exactly.
+// NaN matches only NaN (assert_allclose's equal_nan), equal infinities pass. Defaults for float32
+// (and float16, compared after widening to float32): atol = rtol = 1e-3. Integer and bool outputs
+// compare exactly.
 #pragma once
 
 #include <cstddef>

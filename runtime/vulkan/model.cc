@@ -24,8 +24,9 @@ Tensor Model::Arena(const std::string& name, DType dtype, Shape shape, uint64_t 
 }
 
 void Model::Output(const std::string& name, const Tensor& t) {
-  if (t.buffer != &arena_)
-    throw Error("output '" + name + "' (" + t.Describe() + ") must be an arena tensor");
+  // Usually an arena tensor; a graph output may also be a weight (an ONNX model whose output is a
+  // Constant): it is staged from the weights buffer like any other.
+  if (!t.buffer) throw Error("output '" + name + "' (" + t.Describe() + ") has no buffer");
   Tensor out = t;
   out.name = name;
   program_.AddOutput(out);

@@ -17,10 +17,9 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CASES_DIR = os.path.join(HERE, "cases")
-sys.path.insert(0, os.path.join(ROOT, "tests", "ops"))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+from msc_export.graph_merge import merge_graphs  # noqa: E402
 from msc_export.safetensors_np import load_file, save_file  # noqa: E402
-from test_ops import _prefix_graph  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
 PY = "/usr/bin/python3"
@@ -50,22 +49,17 @@ def test_torch_backend(name, tmp_path):
 
 def test_vulkan_backend_all_cases(tmp_path):
     """Every case merged into one graph (names prefixed per case): one Vulkan build."""
-    merged = {"name": "msc_real", "inputs": [], "outputs": [], "nodes": [], "prims": []}
-    weights, inputs, outputs = {}, {}, {}
+    parts, weights, inputs, outputs = [], {}, {}, {}
     for i, name in enumerate(CASES):
         folder = os.path.join(CASES_DIR, name)
         with open(os.path.join(folder, "graph.json")) as f:
             graph = json.load(f)
         prefix = "r%d_" % i
-        g = _prefix_graph(graph, prefix)
-        for node in g["nodes"]:
-            node["index"] = len(merged["nodes"])
-            merged["nodes"].append(node)
-        merged["inputs"] += g["inputs"]
-        merged["outputs"] += g["outputs"]
+        parts.append((prefix, graph))
         weights.update({prefix + k: v for k, v in load_file(os.path.join(folder, "weights.safetensors")).items()})
         inputs.update({prefix + k: v for k, v in load_file(os.path.join(folder, "golden", "inputs.safetensors")).items()})
         outputs.update({prefix + k: v for k, v in load_file(os.path.join(folder, "golden", "outputs.safetensors")).items()})
+    merged = merge_graphs(parts, "msc_real")
     os.makedirs(tmp_path / "golden")
     with open(tmp_path / "graph.json", "w") as f:
         json.dump(merged, f)

@@ -24,7 +24,9 @@ FRAGMENTS = ["{{", "}}", "{%", "%}", "{#", "#}", "-", "(", ")", "[", "]", "{", "
              " if ", " else ", " for x in ", "endfor", "endif", "macro", "call", "caller()", "loop.", "**", "//",
              "~", " is ", " not ", "1e309", "99999999999999999999", "\x00", "\xff", "é", "\n", "{% raw %}",
              "{% endraw %}", "range(10**6)", "*", "=", ":", "0", "-1", "none", "ns.x", "namespace()",
-             "{% include 't.j2' %}", "{% import 't.j2' as m %}", "|join", "|map('x')", "%s"]
+             "{% include 't.j2' %}", "{% import 't.j2' as m %}", "|join", "|map('x')", "%s",
+             "{% extends 't.j2' %}", "{% block b %}", "{% endblock %}", " scoped", " required", " recursive",
+             "loop(", "super()", "self.b()", "{% block b %}{{ self.b() }}{% endblock %}"]
 
 
 def sources():

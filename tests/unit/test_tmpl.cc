@@ -278,10 +278,10 @@ TEST_CASE("tmpl: syntax errors") {
         "t.j2:1:17: non-default argument follows default argument");
   CHECK(Err("{% from 'x' import _p %}") ==
         "t.j2:1:20: names starting with an underline can not be imported");
-  CHECK(Err("{% extends 'base.j2' %}") ==
-        "t.j2:1:4: 'extends' is not supported by this template engine");
-  CHECK(Err("{% for x in l recursive %}{% endfor %}") ==
-        "t.j2:1:15: recursive for loops are not supported");
+  CHECK(Err("{% autoescape true %}{% endautoescape %}") ==
+        "t.j2:1:4: 'autoescape' is not supported by this template engine");
+  CHECK(Err("{% for x in [] recursive if x %}{% endfor %}") ==
+        "t.j2:1:26: expected end of statement block, got 'if'");
   // Deep nesting is an error, not a crash.
   std::string deep = "{{ " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }}";
   CHECK(Err(deep).find("template is nested too deeply") != std::string::npos);
@@ -418,4 +418,124 @@ TEST_CASE("tmpl: render data must be an object; parsed templates are cached") {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(last == "n9999=ADD(a, b)");
   CHECK(secs < 5.0);  // ~10 us per render when cached; generous for loaded CI machines
+}
+
+TEST_CASE("tmpl: template inheritance (extends, block, super, self)") {
+  TempDir dir;
+  dir.Write("base.j2",
+            "{% set who = 'base' %}<{% block head %}H{% endblock %}|{% block body %}B"
+            "{% block inner %}i{% endblock %}{% endblock body %}|{{ who }}>");
+  dir.Write("mid.j2",
+            "{% extends 'base.j2' %}ignored{% block head %}mid+{{ super() }}{% endblock %}"
+            "{% block inner %}I{{ super() }}{% endblock %}");
+  dir.Write("child.j2",
+            "pre {% extends 'mid.j2' %}{% set who = 'child' %}{% block head %}c:{{ super() }}:"
+            "{{ super.super() }}:{{ self.inner() }}{% endblock %}");
+  Environment env(dir.path.string());
+  CHECK(env.Render("base.j2", Json::object()) == "<H|Bi|base>");
+  CHECK(env.Render("mid.j2", Json::object()) == "<mid+H|BIi|base>");
+  // Text before the extends is kept, text after it outside blocks is dropped; the base's
+  // top-level set runs after the child's (one shared context).
+  CHECK(env.Render("child.j2", Json::object()) == "pre <c:mid+H:H:Ii|BIi|base>");
+  // RenderString templates extend files of the search root; blocks render in place without one.
+  CHECK(env.RenderString("{% extends 'base.j2' %}{% block inner %}{{ x }}{% endblock %}",
+                         {{"x", 5}}) == "<H|B5|base>");
+  CHECK(R("{% block a %}A{% endblock %}{{ self.a() }}{% block b scoped %}{% endblock %}") == "AA");
+  // Scoped blocks see the loop variables where they are rendered; plain blocks do not.
+  CHECK(R("{% for i in [1, 2] %}{% block s scoped %}{{ i }}{% endblock %}{% block p %}{{ i is "
+          "defined }}{% endblock %}{% endfor %}") == "1False2False");
+  // An extends inside an if: only when it runs does the template become a child.
+  dir.Write("cond.j2",
+            "{% if wrap %}{% extends 'base.j2' %}{% endif %}[{% block inner %}c{% "
+            "endblock %}]");
+  CHECK(env.Render("cond.j2", {{"wrap", true}}) == "<H|Bc|base>");
+  CHECK(env.Render("cond.j2", {{"wrap", false}}) == "[c]");
+}
+
+TEST_CASE("tmpl: template inheritance errors") {
+  TempDir dir;
+  dir.Write("req.j2", "[{% block must required %}{# override me #}{% endblock %}]");
+  dir.Write("req_child.j2", "{% extends 'req.j2' %}");
+  dir.Write("req_ok.j2", "{% extends 'req.j2' %}{% block must %}ok{% endblock %}");
+  dir.Write("a.j2", "{% extends 'b.j2' %}");
+  dir.Write("b.j2", "{% extends 'a.j2' %}");
+  dir.Write("self.j2", "{% extends 'self.j2' %}");
+  dir.Write("twice.j2", "{% extends 'req_ok.j2' %}{% extends 'req_ok.j2' %}");
+  dir.Write("base.j2", "x\n{% block b %}{% endblock %}");
+  dir.Write("err_child.j2", "{% extends 'base.j2' %}\n{% block b %}{{ nope }}{% endblock %}");
+  dir.Write("missing.j2", "{% extends 'nothere.j2' %}");
+  Environment env(dir.path.string());
+  auto err = [&](const std::string& name) -> std::string {
+    try {
+      env.Render(name, Json::object());
+    } catch (const msc::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(env.Render("req_ok.j2", Json::object()) == "[ok]");
+  CHECK(err("req.j2") == dir.Name("req.j2") +
+                             ":1:5: block 'must' is required: a template extending 'req.j2' must "
+                             "define it");
+  CHECK(err("req_child.j2") == dir.Name("req.j2") +
+                                   ":1:5: block 'must' is required: a template extending "
+                                   "'req.j2' must define it\n  extended by " +
+                                   dir.Name("req_child.j2") + ":1:4");
+  // Cycles are reported (Jinja2 recurses until Python's recursion limit).
+  CHECK(err("a.j2") == dir.Name("b.j2") +
+                           ":1:12: extends cycle: 'a.j2' -> 'b.j2' -> 'a.j2'\n  extended by " +
+                           dir.Name("a.j2") + ":1:4");
+  CHECK(err("self.j2") == dir.Name("self.j2") + ":1:12: extends cycle: 'self.j2' -> 'self.j2'");
+  CHECK(err("twice.j2") == dir.Name("twice.j2") +
+                               ":1:29: template extended multiple times (an earlier 'extends' "
+                               "already named 'req_ok.j2')");
+  CHECK(err("err_child.j2") ==
+        dir.Name("err_child.j2") + ":2:17: undefined variable 'nope'\n  in block 'b' called from " +
+            dir.Name("base.j2") + ":2:4\n  extended by " + dir.Name("err_child.j2") + ":1:4");
+  CHECK(err("missing.j2") == dir.Name("missing.j2") + ":1:12: template 'nothere.j2' not found");
+  CHECK(Err("{% block a %}{{ super() }}{% endblock %}") ==
+        "t.j2:1:4: there is no parent block called 'a'.\n  in block 'a' called from t.j2:1:4");
+  CHECK(Err("{% block a %}{% endblock %}{% block a %}{% endblock %}") ==
+        "t.j2:1:31: block 'a' defined twice (first at line 1)");
+  CHECK(Err("{% for x in [] %}{% extends 'b.j2' %}{% endfor %}") ==
+        "t.j2:1:21: 'extends' must be at the top level of the template (it may be inside 'if', "
+        "not inside for/with/macro/call/filter/set/block)");
+  CHECK(Err("{% block a required %}x{% endblock %}") ==
+        "t.j2:1:4: required block 'a' may only contain whitespace or comments");
+  CHECK(Err("{% block a-b %}{% endblock %}") ==
+        "t.j2:1:11: block names must be valid identifiers and may not contain hyphens (use '_')");
+  std::string deep = Err("{% block a %}{{ self.a() }}{% endblock %}");
+  CHECK_MESSAGE(deep.find("t.j2:1:22: maximum recursion depth exceeded") == 0, deep);
+}
+
+TEST_CASE("tmpl: recursive for loops") {
+  Json tree = {{"tree",
+                {{{"n", "a"}, {"c", {{{"n", "a1"}, {"c", Json::array()}}}}},
+                 {{"n", "b"}, {"c", Json::array()}}}}};
+  CHECK(R("{% for x in tree recursive %}{{ x.n }}{{ loop.depth }}{{ loop.depth0 }}{{ loop.index "
+          "}}/{{ loop.length }}({{ loop(x.c) }}){% endfor %}",
+          tree) == "a101/2(a1211/1())b102/2()");
+  CHECK(R("{% for x in tree recursive %}{{ x.n }}[{{ loop(x.c) }}]{% else %}-{% endfor %}", tree) ==
+        "a[a1[-]]b[-]");
+  CHECK(R("{% for x in [[1, [2]], 3] recursive %}{% if x is iterable %}{{ loop(x) }}{% else %}{{ "
+          "x }}{% endif %}{% endfor %}") == "123");
+  CHECK(Err("{% for x in [1] %}{{ loop([]) }}{% endfor %}") ==
+        "t.j2:1:22: loop() can only be called in a for loop marked 'recursive'");
+  CHECK(Err("{% for x in [1] recursive %}{{ loop(5) }}{% endfor %}") ==
+        "t.j2:1:32: 'int' object is not iterable");
+  CHECK(Err("{% for x in [1] recursive %}{{ loop() }}{% endfor %}") ==
+        "t.j2:1:32: loop() takes exactly one argument (the items), 0 given");
+  std::string deep = Err("{% for x in [1] recursive %}{{ loop([x]) }}{% endfor %}");
+  CHECK_MESSAGE(deep.find("t.j2:1:32: maximum recursion depth exceeded") == 0, deep);
+}
+
+TEST_CASE("tmpl: calling a value that is not callable names the expression") {
+  Json d = {{"title", "T"}, {"n", 3}, {"node", {{"attrs", {{"k", 1}}}}}, {"l", {nullptr}}};
+  CHECK(Err("{{ title() }}", d) == "t.j2:1:4: 'title' is not callable (a str)");
+  CHECK(Err("{{ n() }}", d) == "t.j2:1:4: 'n' is not callable (an int)");
+  CHECK(Err("{{ node.attrs.k() }}", d) == "t.j2:1:15: 'node.attrs.k' is not callable (an int)");
+  CHECK(Err("{{ l[0]() }}", d) == "t.j2:1:5: 'l[0]' is not callable (None)");
+  CHECK(Err("{% call title() %}{% endcall %}", d) == "t.j2:1:9: 'title' is not callable (a str)");
+  CHECK(Err("{{ (n + 1)() }}", d) == "t.j2:1:7: 'int' object is not callable");
+  CHECK(Err("{{ nope() }}", d) == "t.j2:1:4: undefined variable 'nope'");
 }

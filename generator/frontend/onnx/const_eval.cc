@@ -19,9 +19,7 @@ namespace {
 bool IsIntDtype(const std::string& d) {
   return d == "int8" || d == "int16" || d == "int32" || d == "int64" || d == "uint8" || d == "bool";
 }
-bool IsFoldDtype(const std::string& d) {
-  return IsIntDtype(d) || d == "float32" || d == "float64";
-}
+bool IsFoldDtype(const std::string& d) { return IsIntDtype(d) || d == "float32" || d == "float64"; }
 
 /// A folded value: integers exactly as int64, floats as double.
 struct Arr {
@@ -80,7 +78,8 @@ void CopyElem(Arr& r, int64_t k, const Arr& a, int64_t src_k) {
 
 std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape[d + 1];
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    s[d] = s[d + 1] * shape[d + 1];
   return s;
 }
 
@@ -129,8 +128,8 @@ using Fold = std::optional<std::vector<Tensor>>;
 Fold One(const Arr& a) { return std::vector<Tensor>{FromArr(a)}; }
 
 std::string BinaryDtype(const std::string& op, const Arr& a) {
-  static const std::set<std::string> kBool = {"Equal", "Less", "Greater", "LessOrEqual",
-                                              "GreaterOrEqual", "And", "Or", "Xor"};
+  static const std::set<std::string> kBool = {"Equal",          "Less", "Greater", "LessOrEqual",
+                                              "GreaterOrEqual", "And",  "Or",      "Xor"};
   return kBool.count(op) ? "bool" : a.dtype;
 }
 
@@ -138,7 +137,8 @@ double Binary(const std::string& op, double x, double y, bool ints, bool fmod_) 
   if (op == "Add") return x + y;
   if (op == "Sub") return x - y;
   if (op == "Mul") return x * y;
-  if (op == "Div") return ints ? static_cast<double>(static_cast<int64_t>(x) / static_cast<int64_t>(y)) : x / y;
+  if (op == "Div")
+    return ints ? static_cast<double>(static_cast<int64_t>(x) / static_cast<int64_t>(y)) : x / y;
   if (op == "Mod") {
     if (fmod_ || !ints) return std::fmod(x, y);
     double r = std::fmod(x, y);
@@ -262,11 +262,23 @@ std::optional<std::vector<int64_t>> TensorInts(const Tensor& t) {
   std::vector<int64_t> v(n);
   const uint8_t* p = t.data.data();
   for (size_t k = 0; k < n; ++k, p += item) {
-    if (t.dtype == "int64") { int64_t x; std::memcpy(&x, p, 8); v[k] = x; }
-    else if (t.dtype == "int32") { int32_t x; std::memcpy(&x, p, 4); v[k] = x; }
-    else if (t.dtype == "int16") { int16_t x; std::memcpy(&x, p, 2); v[k] = x; }
-    else if (t.dtype == "int8") { v[k] = static_cast<int8_t>(*p); }
-    else { v[k] = *p; }  // uint8, bool
+    if (t.dtype == "int64") {
+      int64_t x;
+      std::memcpy(&x, p, 8);
+      v[k] = x;
+    } else if (t.dtype == "int32") {
+      int32_t x;
+      std::memcpy(&x, p, 4);
+      v[k] = x;
+    } else if (t.dtype == "int16") {
+      int16_t x;
+      std::memcpy(&x, p, 2);
+      v[k] = x;
+    } else if (t.dtype == "int8") {
+      v[k] = static_cast<int8_t>(*p);
+    } else {
+      v[k] = *p;
+    }  // uint8, bool
   }
   return v;
 }
@@ -281,7 +293,10 @@ float HalfToFloat(uint16_t h) {
     } else {  // subnormal: normalize
       int e = -1;
       uint32_t m = man;
-      do { ++e; m <<= 1; } while ((m & 0x400u) == 0);
+      do {
+        ++e;
+        m <<= 1;
+      } while ((m & 0x400u) == 0);
       bits = sign | ((127 - 15 - e) << 23) | ((m & 0x3ffu) << 13);
     }
   } else if (exp == 31) {
@@ -302,12 +317,23 @@ std::vector<double> TensorDoubles(const Tensor& t) {
   std::vector<double> v(n);
   for (size_t k = 0; k < n; ++k) {
     const uint8_t* p = t.data.data() + k * item;
-    if (t.dtype == "float32") { float x; std::memcpy(&x, p, 4); v[k] = x; }
-    else if (t.dtype == "float64") { std::memcpy(&v[k], p, 8); }
-    else if (t.dtype == "float16") { uint16_t h; std::memcpy(&h, p, 2); v[k] = HalfToFloat(h); }
-    else if (t.dtype == "bfloat16") {
-      uint16_t h; std::memcpy(&h, p, 2);
-      uint32_t bits = static_cast<uint32_t>(h) << 16; float f; std::memcpy(&f, &bits, 4); v[k] = f;
+    if (t.dtype == "float32") {
+      float x;
+      std::memcpy(&x, p, 4);
+      v[k] = x;
+    } else if (t.dtype == "float64") {
+      std::memcpy(&v[k], p, 8);
+    } else if (t.dtype == "float16") {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      v[k] = HalfToFloat(h);
+    } else if (t.dtype == "bfloat16") {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      uint32_t bits = static_cast<uint32_t>(h) << 16;
+      float f;
+      std::memcpy(&f, &bits, 4);
+      v[k] = f;
     }
   }
   return v;
@@ -325,11 +351,18 @@ Tensor MakeIntTensor(const std::string& dtype, const std::vector<int64_t>& shape
   for (size_t k = 0; k < values.size(); ++k) {
     uint8_t* p = t.data.data() + k * item;
     const int64_t x = values[k];
-    if (dtype == "int64") std::memcpy(p, &x, 8);
-    else if (dtype == "int32") { int32_t y = static_cast<int32_t>(x); std::memcpy(p, &y, 4); }
-    else if (dtype == "int16") { int16_t y = static_cast<int16_t>(x); std::memcpy(p, &y, 2); }
-    else if (dtype == "bool") *p = x != 0;
-    else *p = static_cast<uint8_t>(x);
+    if (dtype == "int64")
+      std::memcpy(p, &x, 8);
+    else if (dtype == "int32") {
+      int32_t y = static_cast<int32_t>(x);
+      std::memcpy(p, &y, 4);
+    } else if (dtype == "int16") {
+      int16_t y = static_cast<int16_t>(x);
+      std::memcpy(p, &y, 2);
+    } else if (dtype == "bool")
+      *p = x != 0;
+    else
+      *p = static_cast<uint8_t>(x);
   }
   return t;
 }
@@ -360,13 +393,28 @@ Tensor MakeTensor(const std::string& dtype, const std::vector<int64_t>& shape,
 }
 
 bool CanFold(const std::string& op) {
-  static const std::set<std::string> kOps = {
-      "Identity", "Cast", "Neg", "Abs", "Sqrt", "Floor", "Ceil", "Not", "Reciprocal",
-      "Add", "Sub", "Mul", "Div", "Mod", "Pow", "Max", "Min", "Equal", "Less", "Greater",
-      "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where", "Concat", "Gather",
-      "Unsqueeze", "Squeeze", "Slice", "Reshape", "Flatten", "Transpose", "Expand",
-      "ConstantOfShape", "Range", "Size", "Shape", "ReduceProd", "ReduceSum", "ReduceMax",
-      "ReduceMin"};
+  static const std::set<std::string> kOps = {"Identity",    "Cast",
+                                             "Neg",         "Abs",
+                                             "Sqrt",        "Floor",
+                                             "Ceil",        "Not",
+                                             "Reciprocal",  "Add",
+                                             "Sub",         "Mul",
+                                             "Div",         "Mod",
+                                             "Pow",         "Max",
+                                             "Min",         "Equal",
+                                             "Less",        "Greater",
+                                             "LessOrEqual", "GreaterOrEqual",
+                                             "And",         "Or",
+                                             "Xor",         "Where",
+                                             "Concat",      "Gather",
+                                             "Unsqueeze",   "Squeeze",
+                                             "Slice",       "Reshape",
+                                             "Flatten",     "Transpose",
+                                             "Expand",      "ConstantOfShape",
+                                             "Range",       "Size",
+                                             "Shape",       "ReduceProd",
+                                             "ReduceSum",   "ReduceMax",
+                                             "ReduceMin"};
   return kOps.count(op) > 0;
 }
 
@@ -412,8 +460,12 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
         if (op == "Sqrt" || op == "Reciprocal") return std::nullopt;
       } else {
         double x = a.f[k];
-        r.f[k] = op == "Neg" ? -x : op == "Abs" ? std::fabs(x) : op == "Sqrt" ? std::sqrt(x)
-                 : op == "Floor" ? std::floor(x) : op == "Ceil" ? std::ceil(x) : 1.0 / x;
+        r.f[k] = op == "Neg"     ? -x
+                 : op == "Abs"   ? std::fabs(x)
+                 : op == "Sqrt"  ? std::sqrt(x)
+                 : op == "Floor" ? std::floor(x)
+                 : op == "Ceil"  ? std::ceil(x)
+                                 : 1.0 / x;
         if (op == "Not") return std::nullopt;
       }
     }
@@ -483,8 +535,8 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
     return GatherAxis(node, in[0], in[1], attrs.Int("axis", 0));
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
-    std::vector<int64_t> axes = opset >= 13 ? (has(1) ? Ints(in[1]) : std::vector<int64_t>{})
-                                            : attrs.Ints("axes");
+    std::vector<int64_t> axes =
+        opset >= 13 ? (has(1) ? Ints(in[1]) : std::vector<int64_t>{}) : attrs.Ints("axes");
     Arr r = in[0];
     if (op == "Unsqueeze") {
       const int64_t rank = static_cast<int64_t>(r.shape.size() + axes.size());
@@ -506,9 +558,11 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
   }
   if (op == "Slice") {
     if (opset < 10)
-      return SliceArr(node, in[0], attrs.Ints("starts"), attrs.Ints("ends"), attrs.Ints("axes"), {});
+      return SliceArr(node, in[0], attrs.Ints("starts"), attrs.Ints("ends"), attrs.Ints("axes"),
+                      {});
     if (!has(1) || !has(2)) return std::nullopt;
-    return SliceArr(node, in[0], Ints(in[1]), Ints(in[2]), has(3) ? Ints(in[3]) : std::vector<int64_t>{},
+    return SliceArr(node, in[0], Ints(in[1]), Ints(in[2]),
+                    has(3) ? Ints(in[3]) : std::vector<int64_t>{},
                     has(4) ? Ints(in[4]) : std::vector<int64_t>{});
   }
   if (op == "Reshape" || op == "Flatten") {
@@ -528,8 +582,10 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
       int64_t known = 1, infer = -1;
       for (size_t d = 0; d < shape.size(); ++d) {
         if (shape[d] == 0 && !allowzero) shape[d] = d < r.shape.size() ? r.shape[d] : 0;
-        if (shape[d] == -1) infer = static_cast<int64_t>(d);
-        else known *= shape[d];
+        if (shape[d] == -1)
+          infer = static_cast<int64_t>(d);
+        else
+          known *= shape[d];
       }
       if (infer >= 0) shape[infer] = known ? r.size() / known : 0;
     }
@@ -567,7 +623,8 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
     auto shape = Broadcast({&in[0], &target});
     if (!shape || Numel(*shape) > kMaxFoldElements) return std::nullopt;
     Arr r = Like(in[0].dtype, *shape);
-    for (int64_t k = 0; k < r.size(); ++k) CopyElem(r, k, in[0], BroadcastIndex(k, *shape, in[0].shape));
+    for (int64_t k = 0; k < r.size(); ++k)
+      CopyElem(r, k, in[0], BroadcastIndex(k, *shape, in[0].shape));
     return One(r);
   }
   if (op == "ConstantOfShape") {
@@ -590,8 +647,10 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
     if (n > kMaxFoldElements) return std::nullopt;
     Arr r = Like(in[0].dtype, {n});
     for (int64_t k = 0; k < n; ++k) {
-      if (r.is_int()) r.i[k] = in[0].i[0] + k * in[2].i[0];
-      else r.f[k] = start + k * delta;
+      if (r.is_int())
+        r.i[k] = in[0].i[0] + k * in[2].i[0];
+      else
+        r.f[k] = start + k * delta;
     }
     return One(r);
   }
@@ -634,15 +693,18 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
         stride *= out_full[d];
       }
       double x = a.at(k), cur = r.size() ? r.at(dst) : 0;
-      double v = !seen[dst] ? x
+      double v = !seen[dst]           ? x
                  : op == "ReduceProd" ? cur * x
                  : op == "ReduceSum"  ? cur + x
                  : op == "ReduceMax"  ? std::max(cur, x)
                                       : std::min(cur, x);
       if (r.is_int() && a.is_int()) {
         int64_t xi = a.i[k], ci = r.i[dst];
-        r.i[dst] = !seen[dst] ? xi : op == "ReduceProd" ? ci * xi : op == "ReduceSum" ? ci + xi
-                   : op == "ReduceMax" ? std::max(ci, xi) : std::min(ci, xi);
+        r.i[dst] = !seen[dst]           ? xi
+                   : op == "ReduceProd" ? ci * xi
+                   : op == "ReduceSum"  ? ci + xi
+                   : op == "ReduceMax"  ? std::max(ci, xi)
+                                        : std::min(ci, xi);
       } else {
         Set(r, dst, v);
       }

@@ -5,9 +5,9 @@
 #include <set>
 #include <sstream>
 
-#include <boost/filesystem.hpp>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
+#include <boost/filesystem.hpp>
 
 #include "generator/frontend/onnx/const_eval.h"
 #include "generator/frontend/onnx/convert.h"
@@ -51,8 +51,7 @@ std::string ReadAll(const std::string& path) {
 
 class Importer {
  public:
-  Importer(const std::string& path, const ImportOptions& options)
-      : path_(path), options_(options) {
+  Importer(const std::string& path, const ImportOptions& options) : path_(path), options_(options) {
     model_dir_ = fs::path(path).parent_path().string();
     if (model_dir_.empty()) model_dir_ = ".";
   }
@@ -73,10 +72,12 @@ class Importer {
     if (it == tensor_pos_.end()) throw Error("internal: unknown MSC tensor " + tensor);
     return result_.graph.nodes[it->second.first].outputs[it->second.second];
   }
-  std::vector<std::string> AddNode(const std::string& optype, const std::vector<std::string>& inputs,
+  std::vector<std::string> AddNode(const std::string& optype,
+                                   const std::vector<std::string>& inputs,
                                    const ir::OrderedMap<std::string>& attrs,
                                    const std::vector<OutSpec>& outputs,
-                                   const std::vector<WeightSpec>& weights, const std::string& hint) {
+                                   const std::vector<WeightSpec>& weights,
+                                   const std::string& hint) {
     ir::MSCJoint n;
     n.index = static_cast<int64_t>(result_.graph.nodes.size());
     n.name = UniqueName(hint.empty() ? HintOf(optype) : hint);
@@ -140,14 +141,16 @@ class Importer {
   }
   Value& Val(const std::string& onnx_name) {
     auto it = values_.find(onnx_name);
-    if (it == values_.end()) throw Error(path_ + ": value '" + onnx_name + "' is used before it is defined");
+    if (it == values_.end())
+      throw Error(path_ + ": value '" + onnx_name + "' is used before it is defined");
     return it->second;
   }
   /// The MSC tensor of an ONNX value, materializing a constant once.
   std::string TensorOf(const std::string& onnx_name) {
     Value& v = Val(onnx_name);
     if (v.tensor.empty()) {
-      if (!v.constant) throw Error("internal: value '" + onnx_name + "' has neither tensor nor constant");
+      if (!v.constant)
+        throw Error("internal: value '" + onnx_name + "' has neither tensor nor constant");
       v.tensor = AddConstant(*v.constant, onnx_name);
     }
     return v.tensor;
@@ -190,6 +193,14 @@ void Importer::Load() {
                 std::to_string(kMaxIrVersion) + ")");
   for (const auto& imp : model_.opset_import())
     if (imp.domain().empty() || imp.domain() == "ai.onnx") opset_ = imp.version();
+  if (opset_ == 0) {
+    std::string domains;
+    for (const auto& imp : model_.opset_import())
+      domains += (domains.empty() ? "" : ", ") + Quote(imp.domain());
+    throw Error(path_ + ": the model imports no default-domain (ai.onnx) opset, only " +
+                (domains.empty() ? std::string("none") : domains) +
+                ": ops of other domains have no MSC optypes");
+  }
   if (opset_ < 1 || opset_ > kMaxOpset)
     throw Error(path_ + ": default-domain opset " + std::to_string(opset_) +
                 " is not supported (supported: 1-" + std::to_string(kMaxOpset) + ")");
@@ -199,6 +210,15 @@ void Importer::Load() {
     std::string what = e.what();
     throw Error(path_ + ": ONNX checker: " + what.substr(0, what.find("\n\n")));
   }
+  // ONNX's shape inference divides by `strides` (convPoolShapeInference: Conv, MaxPool,
+  // AveragePool, LpPool); a 0 there would kill the process with SIGFPE, and the checker lets it by.
+  for (const auto& node : model_.graph().node())
+    for (const auto& a : node.attribute())
+      if (a.name() == "strides")
+        for (int64_t s : a.ints())
+          if (s < 1)
+            throw Error(path_ + ": node " + NodeLabel(node) + ": strides must be >= 1, got " +
+                        std::to_string(s));
   if (model_.ir_version() < 4) model_.set_ir_version(4);  // initializers need not be inputs
 }
 
@@ -224,8 +244,8 @@ void Importer::ApplyInputShapes() {
       std::string names;
       for (const auto& in : model_.graph().input())
         if (!inits.count(in.name())) names += (names.empty() ? "" : ", ") + Quote(in.name());
-      throw Error(path_ + ": --input-shape names '" + name + "', which is not a graph input (inputs: " +
-                  names + ")");
+      throw Error(path_ + ": --input-shape names '" + name +
+                  "', which is not a graph input (inputs: " + names + ")");
     }
 }
 
@@ -263,8 +283,9 @@ OutSpec Importer::StaticInfo(const std::string& name, const std::string& where) 
       symbolic = true;
     } else {
       throw Unsupported(where + ": dim " + std::to_string(k) + " of '" + name + "' is " +
-                        (d.has_dim_param() ? "the symbol '" + d.dim_param() + "', computed at run time"
-                                           : "unknown") +
+                        (d.has_dim_param()
+                             ? "the symbol '" + d.dim_param() + "', computed at run time"
+                             : "unknown") +
                         " after ONNX shape inference; pass --input-shape for the graph inputs");
     }
   }
@@ -278,12 +299,16 @@ std::optional<std::vector<Tensor>> Importer::TryFold(const onnx::NodeProto& node
   NodeAttrs attrs(node);
   if (op == "Constant") {
     if (const onnx::TensorProto* t = attrs.Tensor("value"))
-      return std::vector<Tensor>{TensorFromProto(*t, model_dir_, path_ + ": node " + NodeLabel(node))};
-    if (attrs.Has("value_float")) return std::vector<Tensor>{MakeTensor("float32", {}, {attrs.Float("value_float", 0)})};
-    if (attrs.Has("value_int")) return std::vector<Tensor>{MakeIntTensor("int64", {}, {attrs.Int("value_int", 0)})};
+      return std::vector<Tensor>{
+          TensorFromProto(*t, model_dir_, path_ + ": node " + NodeLabel(node))};
+    if (attrs.Has("value_float"))
+      return std::vector<Tensor>{MakeTensor("float32", {}, {attrs.Float("value_float", 0)})};
+    if (attrs.Has("value_int"))
+      return std::vector<Tensor>{MakeIntTensor("int64", {}, {attrs.Int("value_int", 0)})};
     if (attrs.Has("value_floats")) {
       auto v = attrs.Floats("value_floats");
-      return std::vector<Tensor>{MakeTensor("float32", {static_cast<int64_t>(v.size())}, {v.begin(), v.end()})};
+      return std::vector<Tensor>{
+          MakeTensor("float32", {static_cast<int64_t>(v.size())}, {v.begin(), v.end()})};
     }
     if (attrs.Has("value_ints")) {
       auto v = attrs.Ints("value_ints");
@@ -306,7 +331,8 @@ std::optional<std::vector<Tensor>> Importer::TryFold(const onnx::NodeProto& node
       if (op == "Size") return std::vector<Tensor>{MakeIntTensor("int64", {}, {n})};
       fake.shape = dims;
       NodeAttrs a(node);
-      int64_t rank = static_cast<int64_t>(dims.size()), s = a.Int("start", 0), e = a.Int("end", rank);
+      int64_t rank = static_cast<int64_t>(dims.size()), s = a.Int("start", 0),
+              e = a.Int("end", rank);
       if (s < 0) s += rank;
       if (e < 0) e += rank;
       s = std::clamp<int64_t>(s, 0, rank);
@@ -380,7 +406,8 @@ void Importer::AddInputs() {
     if (inits.count(in.name())) continue;
     const auto& tt = in.type().tensor_type();
     if (!in.type().has_tensor_type())
-      throw Error(path_ + ": graph input '" + in.name() + "' is not a tensor (sequences, maps and "
+      throw Error(path_ + ": graph input '" + in.name() +
+                  "' is not a tensor (sequences, maps and "
                   "optionals have no MSC equivalent)");
     for (const auto& d : tt.shape().dim())
       if (d.has_dim_param()) input_symbols_.insert(d.dim_param());
@@ -434,7 +461,8 @@ void Importer::ConvertNodes() {
   for (const auto& node : model_.graph().node()) {
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     if (default_domain && converters.count(node.op_type())) continue;
-    const std::string type = default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
+    const std::string type =
+        default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
     missing[type].push_back(node.name().empty() ? node.output(0) : node.name());
   }
   if (!missing.empty()) {
@@ -458,7 +486,8 @@ void Importer::ConvertNodes() {
         converters.at(node.op_type())(ctx);
         for (const auto& out : node.output())
           if (!out.empty() && !values_.count(out))
-            throw Error("internal: converter of " + NodeLabel(node) + " left '" + out + "' unbound");
+            throw Error("internal: converter of " + NodeLabel(node) + " left '" + out +
+                        "' unbound");
         continue;
       } catch (const Unsupported& e) {
         problems.push_back(e.what());
@@ -472,7 +501,8 @@ void Importer::ConvertNodes() {
   }
   if (!problems.empty()) {
     std::string msg = path_ + ": " + std::to_string(problems.size()) + " node" +
-                      (problems.size() == 1 ? "" : "s") + " cannot be imported (unsupported attribute "
+                      (problems.size() == 1 ? "" : "s") +
+                      " cannot be imported (unsupported attribute "
                       "or input):";
     for (const auto& p : problems) msg += "\n  " + p;
     throw Error(msg);
@@ -508,7 +538,9 @@ ConvertContext::ConvertContext(Importer& importer, const onnx::NodeProto& n, int
 
 std::string ConvertContext::Label() const { return "node " + NodeLabel(node); }
 
-void ConvertContext::Fail(const std::string& what) const { throw Unsupported(Label() + ": " + what); }
+void ConvertContext::Fail(const std::string& what) const {
+  throw Unsupported(Label() + ": " + what);
+}
 
 const Value& ConvertContext::In(int k) const {
   if (!Has(k)) Fail("input " + std::to_string(k) + " is required");
@@ -536,9 +568,7 @@ std::string ConvertContext::T(int k) {
   return imp_.TensorOf(node.input(k));
 }
 
-OutSpec ConvertContext::Out(int k) const {
-  return imp_.StaticInfo(node.output(k), Label());
-}
+OutSpec ConvertContext::Out(int k) const { return imp_.StaticInfo(node.output(k), Label()); }
 
 std::vector<std::string> ConvertContext::Emit(const std::string& optype,
                                               const std::vector<std::string>& inputs,
@@ -650,9 +680,10 @@ void ReadOnnxGolden(const std::string& dir, const ir::MSCGraph& graph, weights::
       for (size_t d = 0; ok && d < t.shape.size(); ++d)
         ok = info->shape[d] < 0 || info->shape[d] == t.shape[d];
       if (!ok)
-        throw Error(file + ": " + t.dtype + " " + weights::FormatShape(t.shape) + " does not match " +
-                    (is_input ? "input " : "output ") + Quote(names[k]) + " (" +
-                    (info ? info->dtype + " " + weights::FormatShape(info->shape) : "?") + ")");
+        throw Error(file + ": " + t.dtype + " " + weights::FormatShape(t.shape) +
+                    " does not match " + (is_input ? "input " : "output ") + Quote(names[k]) +
+                    " (" + (info ? info->dtype + " " + weights::FormatShape(info->shape) : "?") +
+                    ")");
       (is_input ? *inputs : *outputs)[names[k]] = std::move(t);
     }
   }

@@ -27,9 +27,10 @@ std::vector<std::string> NodeAttrs::Names() const {
 const AttributeProto& NodeAttrs::Expect(const std::string& name, int type) const {
   const AttributeProto* a = Find(name);
   if (a->type() != type && !(a->type() == AttributeProto::UNDEFINED))
-    throw Error("node " + NodeLabel(node_) + ": attribute '" + name + "' is " +
-                AttributeProto::AttributeType_Name(a->type()) + ", expected " +
-                AttributeProto::AttributeType_Name(static_cast<AttributeProto::AttributeType>(type)));
+    throw Error(
+        "node " + NodeLabel(node_) + ": attribute '" + name + "' is " +
+        AttributeProto::AttributeType_Name(a->type()) + ", expected " +
+        AttributeProto::AttributeType_Name(static_cast<AttributeProto::AttributeType>(type)));
   return *a;
 }
 

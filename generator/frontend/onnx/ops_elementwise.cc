@@ -27,7 +27,6 @@ std::string Ew(C& c, const std::string& optype, const std::vector<std::string>& 
   return c.Emit(optype, ins, attrs, {o})[0];
 }
 
-
 Converter Unary(const std::string& optype) {
   return [optype](C& c) { c.EmitOut(optype, {c.T(0)}, {}); };
 }
@@ -56,8 +55,7 @@ Converter Variadic(const std::string& optype, bool mean) {
   return [optype, mean](C& c) {
     OutSpec out = c.Out(0);
     std::string acc = c.T(0);
-    for (int k = 1; k < c.NumInputs(); ++k)
-      acc = c.Emit(optype, {acc, c.T(k)}, {}, {out})[0];
+    for (int k = 1; k < c.NumInputs(); ++k) acc = c.Emit(optype, {acc, c.T(k)}, {}, {out})[0];
     if (mean && c.NumInputs() > 1)
       acc = Ew(c, "divide", {acc, Scalar(c, out.dtype, c.NumInputs())}, out);
     if (c.NumInputs() == 1) {
@@ -100,8 +98,7 @@ void Clip(C& c) {
     if (c.Has(2)) hi = c.ConstDoubles(2).at(0);
   }
   if (std::isinf(lo) && std::isinf(hi) && lo < 0 && hi > 0) return c.Bind(0, c.T(0));
-  c.EmitOut("clip", {c.T(0)},
-            Attrs({{"min", ir::AttrDouble(lo)}, {"max", ir::AttrDouble(hi)}}));
+  c.EmitOut("clip", {c.T(0)}, Attrs({{"min", ir::AttrDouble(lo)}, {"max", ir::AttrDouble(hi)}}));
 }
 
 void LeakyRelu(C& c) {
@@ -141,12 +138,53 @@ void HardSigmoid(C& c, double alpha, double beta, bool times_x) {
   c.Bind(0, r);
 }
 
+/// PRelu: where(x < 0, x * slope, x). Before opset 7 a 1-D slope of size C applies per channel
+/// (axis 1), not numpy-style: it is reshaped to [C, 1, ...] first.
 void PRelu(C& c) {
   OutSpec o = c.Out(0);
   const std::string x = c.T(0);
+  const Value& s = c.In(1);
+  std::string slope;
+  const int64_t rank = c.Rank(0);
+  if (c.opset < 7 && s.shape.size() == 1 && rank > 2 && s.shape[0] == c.In(0).shape[1] &&
+      s.shape[0] != 1) {
+    std::vector<int64_t> shape(static_cast<size_t>(rank - 1), 1);
+    shape[0] = s.shape[0];
+    if (s.constant) {
+      weights::Tensor t = *s.constant;
+      t.shape = shape;
+      slope = c.ConstTensor(t, c.InName(1));
+    } else {
+      slope = c.Emit("reshape", {c.T(1)}, Attrs({{"shape", ir::AttrInts(shape)}}),
+                     {{s.dtype, shape, {}}})[0];
+    }
+  } else {
+    slope = c.T(1);
+  }
   const std::string neg = Ew(c, "less", {x, Scalar(c, o.dtype, 0)}, o, "bool");
-  const std::string scaled = Ew(c, "multiply", {x, c.T(1)}, o);
+  const std::string scaled = Ew(c, "multiply", {x, slope}, o);
   c.Bind(0, Ew(c, "where", {neg, scaled, x}, o));
+}
+
+/// Pow: MSC's power takes one dtype. With an exponent of another dtype (Pow-12+), the power is
+/// computed in the floating one of the two and cast to the base's dtype, as ONNX's reference
+/// (np.power(x, y).astype(x.dtype)).
+void Pow(C& c) {
+  OutSpec o = c.Out(0);
+  const std::string bd = c.In(0).dtype, ed = c.In(1).dtype;
+  if (bd == ed) return void(c.EmitOut("power", {c.T(0), c.T(1)}, {}));
+  const bool base_float = bd.rfind("float", 0) == 0, exp_float = ed.rfind("float", 0) == 0;
+  const std::string compute = base_float ? bd : exp_float ? ed : bd;
+  auto as = [&](int k, const std::string& dtype) {
+    if (c.In(k).dtype == dtype) return c.T(k);
+    OutSpec spec{dtype, c.In(k).shape, c.In(k).prims};
+    return c.Emit("astype", {c.T(k)}, Attrs({{"dtype", dtype}}), {spec})[0];
+  };
+  OutSpec p = o;
+  p.dtype = compute;
+  std::string r = c.Emit("power", {as(0, compute), as(1, compute)}, {}, {p})[0];
+  if (compute != o.dtype) r = Ew(c, "astype", {r}, o, "", Attrs({{"dtype", o.dtype}}));
+  c.Bind(0, r);
 }
 
 void ThresholdedRelu(C& c) {
@@ -190,7 +228,8 @@ void Mod(C& c) {
   // fmod(x, y) = x - y * trunc(x / y), trunc(q) = sign(q) * floor(|q|).
   const std::string x = c.T(0), y = c.T(1);
   std::string q = Ew(c, "divide", {x, y}, o);
-  std::string t = Ew(c, "multiply", {Ew(c, "sign", {q}, o), Ew(c, "floor", {Ew(c, "abs", {q}, o)}, o)}, o);
+  std::string t =
+      Ew(c, "multiply", {Ew(c, "sign", {q}, o), Ew(c, "floor", {Ew(c, "abs", {q}, o)}, o)}, o);
   c.Bind(0, Ew(c, "subtract", {x, Ew(c, "multiply", {y, t}, o)}, o));
 }
 
@@ -200,8 +239,8 @@ void IsInf(C& c) {
   const bool pos = c.attrs.Int("detect_positive", 1), neg = c.attrs.Int("detect_negative", 1);
   std::string r = Ew(c, "isinf", {x}, o);
   if (pos != neg) {
-    const std::string sign = Ew(c, pos ? "greater" : "less",
-                                {x, Scalar(c, c.In(0).dtype, 0)}, o, "bool");
+    const std::string sign =
+        Ew(c, pos ? "greater" : "less", {x, Scalar(c, c.In(0).dtype, 0)}, o, "bool");
     r = Ew(c, "logical_and", {r, sign}, o);
   } else if (!pos) {
     r = Ew(c, "logical_and", {r, Ew(c, "logical_not", {r}, o)}, o);
@@ -217,21 +256,30 @@ void Softplus(C& c) {
 
 void RegisterElementwiseOps(ConverterMap& m) {
   for (const auto& [onnx_op, optype] : std::vector<std::pair<std::string, std::string>>{
-           {"Abs", "abs"},       {"Acos", "acos"},     {"Acosh", "acosh"},  {"Asin", "asin"},
-           {"Asinh", "asinh"},   {"Atan", "atan"},     {"Atanh", "atanh"},  {"Ceil", "ceil"},
-           {"Cos", "cos"},       {"Cosh", "cosh"},     {"Erf", "erf"},      {"Exp", "exp"},
-           {"Floor", "floor"},   {"Log", "log"},       {"Neg", "negative"}, {"Round", "round"},
-           {"Sign", "sign"},     {"Sin", "sin"},       {"Sinh", "sinh"},    {"Sqrt", "sqrt"},
-           {"Tan", "tan"},       {"Tanh", "tanh"},     {"Sigmoid", "sigmoid"},
-           {"Relu", "nn.relu"},  {"IsNaN", "isnan"},   {"Not", "logical_not"}})
+           {"Abs", "abs"},     {"Acos", "acos"},      {"Acosh", "acosh"},     {"Asin", "asin"},
+           {"Asinh", "asinh"}, {"Atan", "atan"},      {"Atanh", "atanh"},     {"Ceil", "ceil"},
+           {"Cos", "cos"},     {"Cosh", "cosh"},      {"Erf", "erf"},         {"Exp", "exp"},
+           {"Floor", "floor"}, {"Log", "log"},        {"Neg", "negative"},    {"Round", "round"},
+           {"Sign", "sign"},   {"Sin", "sin"},        {"Sinh", "sinh"},       {"Sqrt", "sqrt"},
+           {"Tan", "tan"},     {"Tanh", "tanh"},      {"Sigmoid", "sigmoid"}, {"Relu", "nn.relu"},
+           {"IsNaN", "isnan"}, {"Not", "logical_not"}})
     m[onnx_op] = Unary(optype);
-  for (const auto& [onnx_op, optype] : std::vector<std::pair<std::string, std::string>>{
-           {"Add", "add"},         {"Sub", "subtract"},           {"Mul", "multiply"},
-           {"Div", "divide"},      {"Pow", "power"},              {"Equal", "equal"},
-           {"Less", "less"},       {"LessOrEqual", "less_equal"}, {"Greater", "greater"},
-           {"GreaterOrEqual", "greater_equal"}, {"And", "logical_and"}, {"Or", "logical_or"},
-           {"Xor", "logical_xor"}, {"BitwiseAnd", "bitwise_and"}, {"BitwiseOr", "bitwise_or"},
-           {"BitwiseXor", "bitwise_xor"}})
+  for (const auto& [onnx_op, optype] :
+       std::vector<std::pair<std::string, std::string>>{{"Add", "add"},
+                                                        {"Sub", "subtract"},
+                                                        {"Mul", "multiply"},
+                                                        {"Div", "divide"},
+                                                        {"Equal", "equal"},
+                                                        {"Less", "less"},
+                                                        {"LessOrEqual", "less_equal"},
+                                                        {"Greater", "greater"},
+                                                        {"GreaterOrEqual", "greater_equal"},
+                                                        {"And", "logical_and"},
+                                                        {"Or", "logical_or"},
+                                                        {"Xor", "logical_xor"},
+                                                        {"BitwiseAnd", "bitwise_and"},
+                                                        {"BitwiseOr", "bitwise_or"},
+                                                        {"BitwiseXor", "bitwise_xor"}})
     m[onnx_op] = Binary(optype);
   m["BitwiseNot"] = Unary("bitwise_not");
   m["Max"] = Variadic("maximum", false);
@@ -252,6 +300,7 @@ void RegisterElementwiseOps(ConverterMap& m) {
   };
   m["HardSwish"] = [](C& c) { HardSigmoid(c, 1.0 / 6, 0.5, true); };
   m["PRelu"] = PRelu;
+  m["Pow"] = Pow;
   m["ThresholdedRelu"] = ThresholdedRelu;
   m["Softsign"] = Softsign;
   m["Softplus"] = Softplus;

@@ -15,17 +15,28 @@ using onnx::TensorProto;
 
 std::string DtypeFromOnnx(int t) {
   switch (t) {
-    case TensorProto::FLOAT: return "float32";
-    case TensorProto::FLOAT16: return "float16";
-    case TensorProto::BFLOAT16: return "bfloat16";
-    case TensorProto::DOUBLE: return "float64";
-    case TensorProto::INT8: return "int8";
-    case TensorProto::INT16: return "int16";
-    case TensorProto::INT32: return "int32";
-    case TensorProto::INT64: return "int64";
-    case TensorProto::UINT8: return "uint8";
-    case TensorProto::BOOL: return "bool";
-    default: return "";
+    case TensorProto::FLOAT:
+      return "float32";
+    case TensorProto::FLOAT16:
+      return "float16";
+    case TensorProto::BFLOAT16:
+      return "bfloat16";
+    case TensorProto::DOUBLE:
+      return "float64";
+    case TensorProto::INT8:
+      return "int8";
+    case TensorProto::INT16:
+      return "int16";
+    case TensorProto::INT32:
+      return "int32";
+    case TensorProto::INT64:
+      return "int64";
+    case TensorProto::UINT8:
+      return "uint8";
+    case TensorProto::BOOL:
+      return "bool";
+    default:
+      return "";
   }
 }
 
@@ -112,7 +123,9 @@ weights::Tensor TensorFromProto(const TensorProto& p, const std::string& model_d
     t.data.assign(p.raw_data().begin(), p.raw_data().end());
   } else {
     switch (p.data_type()) {
-      case TensorProto::FLOAT: Pack<decltype(p.float_data()), float>(p.float_data(), &t.data); break;
+      case TensorProto::FLOAT:
+        Pack<decltype(p.float_data()), float>(p.float_data(), &t.data);
+        break;
       case TensorProto::DOUBLE:
         Pack<decltype(p.double_data()), double>(p.double_data(), &t.data);
         break;
@@ -125,7 +138,9 @@ weights::Tensor TensorFromProto(const TensorProto& p, const std::string& model_d
       case TensorProto::INT16:
         Pack<decltype(p.int32_data()), int16_t>(p.int32_data(), &t.data);
         break;
-      case TensorProto::INT8: Pack<decltype(p.int32_data()), int8_t>(p.int32_data(), &t.data); break;
+      case TensorProto::INT8:
+        Pack<decltype(p.int32_data()), int8_t>(p.int32_data(), &t.data);
+        break;
       case TensorProto::UINT8:
       case TensorProto::BOOL:
         Pack<decltype(p.int32_data()), uint8_t>(p.int32_data(), &t.data);
@@ -134,7 +149,8 @@ weights::Tensor TensorFromProto(const TensorProto& p, const std::string& model_d
       case TensorProto::BFLOAT16:
         Pack<decltype(p.int32_data()), uint16_t>(p.int32_data(), &t.data);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (static_cast<int64_t>(t.data.size()) != numel * item)

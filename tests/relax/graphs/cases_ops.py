@@ -165,6 +165,9 @@ _register("floor_divide", _binary("floor_divide", lambda p, q: torch.div(p, q, r
                                   lambda b, s: _uniform(b, s, -6.0, 6.0), _nonzero))
 _register("floor_divide_int32", _binary("floor_divide", lambda p, q: torch.div(p, q, rounding_mode="floor"),
                                         lambda b, s: _ints(b, s, -40, 40), _nonzero_ints, dtype=torch.int32))
+# integer divide truncates toward zero (relax: TIR Div; ONNX Div on ints); torch's `/` would give floats
+_register("divide_int32", _binary("divide", lambda p, q: torch.div(p, q, rounding_mode="trunc"),
+                                  lambda b, s: _ints(b, s, -40, 40), _nonzero_ints, dtype=torch.int32))
 _register("floor_mod", _binary("floor_mod", torch.remainder, lambda b, s: _uniform(b, s, -6.0, 6.0), _nonzero))
 _register("floor_mod_int32", _binary("floor_mod", torch.remainder, lambda b, s: _ints(b, s, -40, 40), _nonzero_ints,
                                      dtype=torch.int32))

@@ -1,0 +1,182 @@
+#include "generator/tools/context_doc.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace msc::tools {
+
+const std::vector<FieldDoc>& SnippetFieldDocs() {
+  static const std::vector<FieldDoc> kDocs = {
+      {"node", "N", "the node being rendered (fields below)"},
+      {"section", "str",
+       "the op_sections entry being rendered; the text lands in node.code.<section>"},
+  };
+  return kDocs;
+}
+
+const std::vector<FieldDoc>& NodeFieldDocs() {
+  static const std::vector<FieldDoc> kDocs = {
+      {"node.index", "int", "position in graph.nodes (MSC `index`)"},
+      {"node.name", "str",
+       "MSC node name, unique in the graph; data: reach code only through py_str / c_str / "
+       "py_literal / c_literal"},
+      {"node.ident", "str",
+       "unique identifier made from name (valid in Python and C++, never a reserved_names entry); "
+       "equals outputs[0].ident for a one-output node"},
+      {"node.optype", "str", "MSC optype, e.g. \"nn.conv2d\""},
+      {"node.ns", "str", "optype before the first '.' (\"nn\"); \"\" when there is no '.'"},
+      {"node.op", "str", "optype after the first '.' (\"conv2d\"); the whole optype without '.'"},
+      {"node.summary", "str", "the opdef's summary"},
+      {"node.parents", "[str]", "producer node names, distinct, in first-use order"},
+      {"node.shared_ref", "str",
+       "MSC shared_ref: the first node that uses the same weight, \"\" otherwise"},
+      {"node.inputs", "[T]", "tensor inputs in order (the producers' output tensors)"},
+      {"node.outputs", "[T]", "output tensors; outputs[k].name is \"<node>:<k>\""},
+      {"node.is_output", "bool", "some output is a graph output"},
+      {"node.attrs", "{name: value}",
+       "every opdef attr parsed to its type (int, float, bool, str, dtype str, lists), the "
+       "opdef default when the node lacks it, null for a nullable attr given as \"\"; attrs the "
+       "opdef does not list stay MSC strings"},
+      {"node.attrs_raw", "{name: str}", "MSC's attribute strings exactly as in the graph"},
+      {"node.weights", "{role: T}",
+       "weight tensors by MSC role (weight, bias, gamma, beta, mean, var, const, ...)"},
+      {"node.fused_epilogue", "null|{name, ident, optype, attrs}",
+       "the elementwise consumer folded into this node (backend.yaml fuse_epilogues): emit it "
+       "as this node's epilogue; null otherwise"},
+      {"node.fused_into", "str",
+       "\"\" or the name of the producer this node was folded into (emit nothing for it: its "
+       "output shares the producer's)"},
+      {"node.code", "{section: str}",
+       "rendered snippet text per section: in a snippet, the sections rendered before the "
+       "current one; in project templates, every section"},
+  };
+  return kDocs;
+}
+
+const std::vector<FieldDoc>& TensorFieldDocs() {
+  static const std::vector<FieldDoc> kDocs = {
+      {"T.name", "str",
+       "MSC tensor name: \"<node>:<k>\" for node outputs, the constant's name for weights; data"},
+      {"T.alias", "str", "MSC alias (user-facing name), \"\" when none; data"},
+      {"T.dtype", "str", "float32, float16, int32, int64, bool, ..."},
+      {"T.layout", "str", "axis letters (\"NCHW\", \"OIHW\") or \"\" when unknown"},
+      {"T.shape", "[int]", "dims; -1 for a dynamic dim"},
+      {"T.prims", "[str]",
+       "[] when static, else per dim the MSC prim name (dynamic) or the literal dim"},
+      {"T.ndim", "int", "len(shape)"},
+      {"T.numel", "int", "product of shape (1 for 0-d); -1 when a dim is dynamic"},
+      {"T.nbytes", "int", "numel * bytes per element; -1 when a dim is dynamic"},
+      {"T.dims", "{letter: int}",
+       "layout letter -> dim when the layout names every axis once, else {}"},
+      {"T.ident", "str",
+       "unique identifier: a node output's is its node's ident (\"<ident>_<k>\" for "
+       "multi-output nodes), a weight's is made from its alias (else name)"},
+      {"T.producer", "str", "name of the node producing it (weights: the first node using it)"},
+      {"T.producer_ident", "str", "ident of that node"},
+      {"T.out_idx", "int", "activations only: which output of the producer (k)"},
+      {"T.consumers", "[str]", "activations only: names of the nodes reading it, in node order"},
+      {"T.is_graph_input", "bool", "a graph input"},
+      {"T.is_graph_output", "bool", "a graph output"},
+      {"T.is_weight", "bool", "a weight (node.weights value, graph.weights entry)"},
+      {"T.key", "str", "weights only: its key in the project's weights.safetensors (MSC name)"},
+      {"T.role", "str", "weights only: its role in the first node that uses it"},
+      {"T.offset", "int",
+       "activations only, memory_plan backends: byte offset of the tensor in the arena"},
+  };
+  return kDocs;
+}
+
+const std::vector<FieldDoc>& GraphFieldDocs() {
+  static const std::vector<FieldDoc> kDocs = {
+      {"graph.name", "str", "MSC graph name; data"},
+      {"graph.ident", "str", "identifier made from name"},
+      {"graph.inputs", "[T]", "graph input tensors in MSC order"},
+      {"graph.outputs", "[T]", "graph output tensors in MSC order"},
+      {"graph.nodes", "[N]", "every node in topological order, with code filled"},
+      {"graph.weights", "[T]", "distinct weight tensors in first-use order"},
+      {"graph.optypes", "[str]", "distinct optypes in first-use order"},
+      {"graph.prims", "[{index, name, ident, optype, parents, attrs}]",
+       "MSC's symbolic-shape DAG (attrs are MSC strings); [] for static graphs"},
+      {"graph.memory", "{alignment, peak_bytes, naive_bytes, tensors}",
+       "memory_plan backends only: the arena; tensors = [{name, offset, nbytes}]"},
+  };
+  return kDocs;
+}
+
+const std::vector<FieldDoc>& ProjectFieldDocs() {
+  static const std::vector<FieldDoc> kDocs = {
+      {"graph", "graph", "the graph (fields above)"},
+      {"backend.name", "str", "the backend folder name"},
+      {"backend.summary", "str", "backend.yaml summary"},
+      {"backend.weights", "str", "backend.yaml weights: where the weights file is written"},
+      {"backend.golden", "str", "backend.yaml golden: the folder for --golden data"},
+      {"options.has_golden", "bool", "generate was given --golden"},
+      {"options.golden_files", "[str]",
+       "extra *.safetensors file names copied from --golden (besides inputs/outputs)"},
+  };
+  return kDocs;
+}
+
+const FieldDoc* FindFieldDoc(const std::vector<FieldDoc>& docs, const std::string& key) {
+  for (const auto& d : docs) {
+    const size_t dot = d.path.rfind('.');
+    if ((dot == std::string::npos ? d.path : d.path.substr(dot + 1)) == key) return &d;
+  }
+  return nullptr;
+}
+
+namespace {
+
+void Dump(const nlohmann::ordered_json& v, int depth, std::string& out) {
+  const std::string pad(2 * (depth + 1), ' '), close(2 * depth, ' ');
+  if (v.is_object()) {
+    if (v.empty()) {
+      out += "{}";
+      return;
+    }
+    out += "{\n";
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out += (first ? "" : ",\n") + pad;
+      first = false;
+      out += nlohmann::ordered_json(it.key()).dump(-1, ' ', false,
+                                                   nlohmann::json::error_handler_t::replace);
+      out += ": ";
+      Dump(it.value(), depth + 1, out);
+    }
+    out += "\n" + close + "}";
+  } else if (v.is_array()) {
+    const bool flat =
+        std::none_of(v.begin(), v.end(), [](const auto& x) { return x.is_structured(); });
+    if (flat) {  // [] and lists of scalars (shapes, attr values) on one line
+      out += "[";
+      for (size_t i = 0; i < v.size(); ++i) {
+        out += i ? ", " : "";
+        Dump(v[i], depth + 1, out);
+      }
+      out += "]";
+      return;
+    }
+    out += "[\n";
+    for (size_t i = 0; i < v.size(); ++i) {
+      out += (i ? ",\n" : "") + pad;
+      Dump(v[i], depth + 1, out);
+    }
+    out += "\n" + close + "]";
+  } else if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+    const double d = v.get<double>();
+    out += std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+  } else {
+    out += v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
+}  // namespace
+
+std::string DumpContextJson(const nlohmann::ordered_json& value) {
+  std::string out;
+  Dump(value, 0, out);
+  return out + "\n";
+}
+
+}  // namespace msc::tools
