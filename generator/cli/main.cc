@@ -95,7 +95,7 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
   }
   std::cout << std::string(width + 2, '-') << "\n"
             << "total " << opdefs.all().size()
-            << std::string(width - 5 - std::to_string(opdefs.all().size()).size() + 2, ' ');
+            << std::string(width + 2 - 6 - std::to_string(opdefs.all().size()).size(), ' ');
   for (size_t i = 0; i < specs.size(); ++i) {
     std::string cell = std::to_string(counts[i]);
     std::cout << cell

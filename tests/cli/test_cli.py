@@ -154,6 +154,12 @@ def test_inspect_validate_ops_help():
     assert ops.splitlines()[0].split()[:2] == ["optype", "relax"] or "torch" in ops.splitlines()[0]
     row = [line for line in ops.splitlines() if line.startswith("nn.conv2d ")][0]
     assert "yes" in row
+    # the total row's counts sit under the backend names (they were one column to the right)
+    header = ops.splitlines()[0]
+    total = [line for line in ops.splitlines() if line.startswith("total ")][0]
+    for backend in header.split()[1:]:
+        col = header.index(" " + backend + " ") + 1 if (" " + backend + " ") in header else header.index(backend)
+        assert total[col].isdigit() and total[col - 1] == " ", (header, total)
     for sub in ("generate", "inspect", "validate", "render", "ops"):
         assert "--help" in run_cli(sub, "--help").stdout or "Usage" in run_cli(sub, "--help").stdout
     assert run_cli(check=False).returncode == 2
