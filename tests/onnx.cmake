@@ -1,7 +1,7 @@
 # ONNX frontend: the import command and real models exported by torch.onnx (all three backends),
 # and ONNX's own backend test suite (Debian libonnx-testdata) through tests/onnx/conformance.py:
 # torch + relax (static checks) over all 1,072 tests, vulkan over a fixed subset merged into a few
-# builds; both fail on a crash or on a test that passed in the committed expected_*.json.
+# builds; both fail on a crash or on a test that passed in the committed tests/onnx/expected.json.
 add_test(NAME onnx COMMAND ${MSC_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/onnx/test_onnx.py)
 add_test(NAME onnx_conformance
          COMMAND ${MSC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/onnx/conformance.py --backends torch,relax
