@@ -100,7 +100,8 @@ def test_new_op_writes_opdef_snippets_and_case_then_generate_fails_clearly(tree,
     assert "\n@case\ndef case_nn_my_op():\n" in tree.cases_ops.read_text()
 
     # ops lists it, as a stub on every backend
-    assert ops_row(tree, "nn.my_op") == {"relax": "stub", "torch": "stub", "vulkan": "stub"}
+    row = ops_row(tree, "nn.my_op")
+    assert set(row) >= {"relax", "torch", "vulkan"} and set(row.values()) == {"stub"}
     # a graph using it fails on every backend with the stub's message; nothing is written
     graph = graph_with(tmp_path, "nn.my_op")
     for backend, rel in snippets.items():
@@ -142,7 +143,8 @@ def test_new_op_like_copies_and_generates_a_working_torch_project(tree, tmp_path
         assert dst.read_bytes() == src.read_bytes(), backend
     defs = yaml.safe_load((tree.opdefs / "nn.yaml").read_text())
     assert defs["nn.relu2"] == defs["nn.relu"]
-    assert ops_row(tree, "nn.relu2") == {"relax": "yes", "torch": "yes", "vulkan": "yes"}
+    row = ops_row(tree, "nn.relu2")
+    assert set(row) >= {"relax", "torch", "vulkan"} and set(row.values()) == {"yes"}
 
     golden = real_golden("conv_relu")
     weights = os.path.join(CONV_RELU, "weights.bin")

@@ -55,6 +55,18 @@ def test_torch_backend_per_op(name, tmp_path):
     assert "PASSED" in run.stdout
 
 
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_numpy_backend_per_op(name, tmp_path):
+    """The numpy backend (templates/numpy, written from docs/ alone): numpy only, tolerance 1e-5."""
+    case = cases.build_case(name)
+    write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
+    proc = generate(str(tmp_path), "numpy", str(tmp_path / "numpy"))
+    assert proc.returncode == 0, proc.stderr
+    run = subprocess.run([PY, "test_model.py"], cwd=tmp_path / "numpy", capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "PASSED" in run.stdout
+
+
 def _torch_golden_run(tmp_path, case, outputs):
     """Generates the torch project of `case` with golden outputs `outputs`; runs test_model.py."""
     write_case(str(tmp_path), case.graph, case.weights, case.inputs, outputs)
