@@ -2,10 +2,11 @@
 # project's own golden test run (examples/run_example.sh). Vulkan projects are configured, built
 # and run on the machine's Vulkan device (lavapipe in CI) under the Khronos validation layer with
 # synchronization validation: any validation message fails the run. Outputs go under the build folder.
+# numpy: the backend written from docs/ alone (numpy only).
 # The larger torchvision models (examples/models: vit_b_16, swin_t, ...) are run by hand, not here.
 set(MSC_E2E_EXAMPLES conv_relu fashion_mnist_mlp resnet18 hostile mobilenet_v2 text_transformer gpt2_block)
 
-foreach(backend torch vulkan)
+foreach(backend torch vulkan numpy)
   foreach(example ${MSC_E2E_EXAMPLES})
     add_test(NAME e2e_${backend}_${example}
              COMMAND bash ${CMAKE_SOURCE_DIR}/examples/run_example.sh ${example} $<TARGET_FILE:msc-codegen>
