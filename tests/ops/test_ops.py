@@ -44,25 +44,15 @@ def generate(folder, backend, out):
     return proc
 
 
+@pytest.mark.parametrize("backend", ["torch", "numpy"])
 @pytest.mark.parametrize("name", sorted(cases.CASES))
-def test_torch_backend_per_op(name, tmp_path):
+def test_python_backend_per_op(name, backend, tmp_path):
+    """torch, and numpy (templates/numpy, written from docs/ alone): one project per case, 1e-5."""
     case = cases.build_case(name)
     write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
-    proc = generate(str(tmp_path), "torch", str(tmp_path / "torch"))
+    proc = generate(str(tmp_path), backend, str(tmp_path / backend))
     assert proc.returncode == 0, proc.stderr
-    run = subprocess.run([PY, "test_model.py"], cwd=tmp_path / "torch", capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "PASSED" in run.stdout
-
-
-@pytest.mark.parametrize("name", sorted(cases.CASES))
-def test_numpy_backend_per_op(name, tmp_path):
-    """The numpy backend (templates/numpy, written from docs/ alone): numpy only, tolerance 1e-5."""
-    case = cases.build_case(name)
-    write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
-    proc = generate(str(tmp_path), "numpy", str(tmp_path / "numpy"))
-    assert proc.returncode == 0, proc.stderr
-    run = subprocess.run([PY, "test_model.py"], cwd=tmp_path / "numpy", capture_output=True, text=True, timeout=300)
+    run = subprocess.run([PY, "test_model.py"], cwd=tmp_path / backend, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "PASSED" in run.stdout
 

@@ -124,6 +124,8 @@ void RegisterReduceOps(ConverterMap& m);
 
 /// Small helpers shared by converters.
 ir::OrderedMap<std::string> Attrs(std::initializer_list<std::pair<std::string, std::string>> kv);
+/// A 0-d constant of `dtype` holding `v` (a `constant` node with a `scalar` attr).
+std::string Scalar(ConvertContext& c, const std::string& dtype, double v);
 /// Normalizes a possibly negative axis against `rank`; Fail()s when out of range.
 int64_t NormAxis(const ConvertContext& c, int64_t axis, int64_t rank);
 

@@ -621,6 +621,10 @@ ir::OrderedMap<std::string> Attrs(std::initializer_list<std::pair<std::string, s
   return ir::OrderedMap<std::string>(kv.begin(), kv.end());
 }
 
+std::string Scalar(ConvertContext& c, const std::string& dtype, double v) {
+  return c.ConstTensor(MakeTensor(dtype, {}, {v}));
+}
+
 int64_t NormAxis(const ConvertContext& c, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     c.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));

@@ -13,11 +13,6 @@ namespace {
 
 using C = ConvertContext;
 
-/// A 0-d constant of `dtype` (a `constant` node with a `scalar` attr).
-std::string Scalar(C& c, const std::string& dtype, double v) {
-  return c.ConstTensor(MakeTensor(dtype, {}, {v}));
-}
-
 /// One elementwise MSC node whose output has `like`'s shape and the given dtype.
 std::string Ew(C& c, const std::string& optype, const std::vector<std::string>& ins,
                const OutSpec& like, const std::string& dtype = "",

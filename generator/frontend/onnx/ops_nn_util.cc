@@ -46,10 +46,6 @@ OutSpec Reduced(const OutSpec& like, const std::vector<int64_t>& axes, bool keep
   return o;
 }
 
-std::string Scalar(C& c, const std::string& dtype, double v) {
-  return c.ConstTensor(MakeTensor(dtype, {}, {v}));
-}
-
 std::string Node(C& c, const std::string& optype, const std::vector<std::string>& inputs,
                  const ir::OrderedMap<std::string>& attrs, const OutSpec& out,
                  const std::vector<WeightSpec>& weights) {

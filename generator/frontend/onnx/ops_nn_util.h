@@ -31,8 +31,6 @@ OutSpec InSpec(const C& c, int k);
 /// `like` with dims `axes` (non-negative) set to 1 (keepdims) or removed.
 OutSpec Reduced(const OutSpec& like, const std::vector<int64_t>& axes, bool keepdims);
 
-/// A 0-d constant of `dtype` (a `constant` node with a `scalar` attr).
-std::string Scalar(C& c, const std::string& dtype, double v);
 /// One MSC node with one output `out`; returns the output tensor.
 std::string Node(C& c, const std::string& optype, const std::vector<std::string>& inputs,
                  const ir::OrderedMap<std::string>& attrs, const OutSpec& out,

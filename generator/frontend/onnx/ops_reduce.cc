@@ -27,11 +27,6 @@ using ir::AttrBool;
 using ir::AttrInt;
 using ir::AttrInts;
 
-/// A 0-d constant of `dtype`.
-std::string Scalar(C& c, const std::string& dtype, double v) {
-  return c.ConstTensor(MakeTensor(dtype, {}, {v}));
-}
-
 std::string Emit1(C& c, const std::string& optype, const std::vector<std::string>& ins,
                   const ir::OrderedMap<std::string>& attrs, const OutSpec& out) {
   return c.Emit(optype, ins, attrs, {out})[0];

@@ -54,11 +54,6 @@ std::string InputLabel(const C& c, int k) {
   return "input " + std::to_string(k) + " ('" + c.InName(k) + "')";
 }
 
-/// A 0-d constant of `dtype` (a `constant` node with a `scalar` attr).
-std::string Scalar(C& c, const std::string& dtype, double v) {
-  return c.ConstTensor(MakeTensor(dtype, {}, {v}));
-}
-
 OutSpec Spec(const std::string& dtype, const std::vector<int64_t>& shape) {
   return {dtype, shape, {}};
 }
