@@ -22,8 +22,12 @@ class OutputTree {
 
   /// Writes everything into a temporary sibling of `out_dir`, adds the marker file, then renames
   /// it into place, so a failure leaves no partial output and an existing project is replaced
-  /// whole. Refuses (msc::Error) a non-empty `out_dir` without the marker unless `force`, and an
-  /// `out_dir` that is a file.
+  /// whole. Refuses (msc::Error) a non-empty `out_dir` without the marker unless `force`, an
+  /// `out_dir` that is a file, and an `out_dir` that is itself a symbolic link (replacing it
+  /// whole would replace the link); links in its parent path are resolved, so the project lands
+  /// in the real folder. Concurrent commits into one parent folder are serialized by an
+  /// flock(2) on that folder: concurrent runs on the same `out_dir` each succeed, and the folder
+  /// ends up as one run's complete project.
   void Commit(const std::string& out_dir, bool force) const;
 
   size_t size() const { return entries_.size(); }

@@ -9,11 +9,12 @@ namespace msc::ir {
 
 int64_t MSCTensor::Numel() const {
   int64_t n = 1;
+  bool overflow = false;
   for (int64_t d : shape) {
     if (d < 0) return -1;
-    n *= d;
+    overflow = overflow || __builtin_mul_overflow(n, d, &n);
   }
-  return n;
+  return overflow ? -2 : n;
 }
 
 int64_t MSCTensor::DtypeBytes(const std::string& dtype) {

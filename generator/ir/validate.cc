@@ -1,5 +1,6 @@
 #include "generator/ir/validate.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -53,6 +54,14 @@ void CheckTensor(Problems& p, const NodeWhere& at, const std::string& sub, const
   for (int64_t d : t.shape)
     if (d < -1)
       p.Add(at(sub + ".shape"), "dims must be >= 0 or -1 (dynamic), got " + std::to_string(d));
+  const int64_t numel = t.Numel();
+  int64_t nbytes = 0;
+  if (numel == -2 ||
+      (numel > 0 && __builtin_mul_overflow(
+                        numel, std::max<int64_t>(1, MSCTensor::DtypeBytes(t.dtype)), &nbytes))) {
+    p.Add(at(sub + ".shape"), "shape " + Json(t.shape).dump() +
+                                  " has more elements or bytes than a 64-bit size can count");
+  }
   if (!t.prims.empty() && t.prims.size() != t.shape.size())
     p.Add(at(sub + ".prims"), "expected one prim per dim (" + std::to_string(t.shape.size()) +
                                   "), got " + std::to_string(t.prims.size()));

@@ -1,9 +1,13 @@
 #include "generator/weights/file_io.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <utility>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <boost/filesystem.hpp>
 
@@ -158,6 +162,30 @@ void OutputFile::Fail(const std::string& message) {
 void OutputFile::Write(const void* data, size_t n) {
   if (n == 0) return;
   if (std::fwrite(data, 1, n, file_) != n) Fail("write failed: " + ErrnoText(errno));
+}
+
+void OutputFile::CopyFrom(int src_fd, uint64_t src_offset, const void* src_bytes, uint64_t n) {
+  if (n == 0) return;
+  if (std::fflush(file_) != 0) Fail("write failed: " + ErrnoText(errno));
+  const int out_fd = ::fileno(file_);
+  loff_t in_off = static_cast<loff_t>(src_offset);
+  uint64_t done = 0;
+  while (done < n) {
+    const ssize_t got =
+        ::copy_file_range(src_fd, &in_off, out_fd, nullptr, static_cast<size_t>(n - done), 0);
+    if (got > 0) {
+      done += static_cast<uint64_t>(got);
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL &&
+        errno != EBADF && errno != EPERM)
+      Fail("copy_file_range failed: " + ErrnoText(errno));
+    break;  // not supported here (or a short source): write the rest through the stdio buffer
+  }
+  // Resynchronize the stdio stream with the descriptor's offset, which the kernel moved.
+  if (std::fseek(file_, 0, SEEK_END) != 0) Fail("seek failed: " + ErrnoText(errno));
+  if (done < n) Write(static_cast<const uint8_t*>(src_bytes) + done, static_cast<size_t>(n - done));
 }
 
 void OutputFile::Commit() {

@@ -64,6 +64,11 @@ class OutputFile {
   OutputFile& operator=(const OutputFile&) = delete;
 
   void Write(const void* data, size_t n);
+  /// Appends n bytes of the file open as `src_fd`, starting at `src_offset`, copied in the kernel
+  /// (copy_file_range(2): no read into this process; a reflink where the filesystem shares
+  /// extents). Where the kernel cannot (e.g. EXDEV/ENOSYS/EOPNOTSUPP/EINVAL), writes the same
+  /// bytes from `src_bytes` (the caller's mapping of that range) instead.
+  void CopyFrom(int src_fd, uint64_t src_offset, const void* src_bytes, uint64_t n);
   /// Closes the temporary file and renames it to the final path.
   void Commit();
 

@@ -82,6 +82,14 @@ std::string Snippet(const nlohmann::json& v) {
   return s;
 }
 
+/// Where errors point: "<path>: safetensors: <message>".
+struct Source {
+  std::string path;
+  [[noreturn]] void Fail(const std::string& message) const {
+    throw Error(path + ": safetensors: " + message);
+  }
+};
+
 struct Entry {
   std::string name;
   const DtypeCode* dtype = nullptr;
@@ -91,7 +99,7 @@ struct Entry {
   uint64_t end = 0;
 };
 
-Entry ParseEntry(const detail::InputFile& f, const std::string& name, const nlohmann::json& info) {
+Entry ParseEntry(const Source& f, const std::string& name, const nlohmann::json& info) {
   const std::string where = "tensor '" + name + "': ";
   if (!info.is_object()) f.Fail(where + "header entry is not an object: " + Snippet(info));
   Entry e;
@@ -144,20 +152,26 @@ TensorMap ReadSafetensors(const std::string& path) { return ReadSafetensors(path
 
 TensorMap ReadSafetensors(const std::string& path, std::map<std::string, std::string>* metadata) {
   if (metadata != nullptr) metadata->clear();
-  detail::InputFile f(path, "safetensors");
-  if (f.size() < 8) {
-    f.Fail("file has " + std::to_string(f.size()) + " bytes, too short for the 8-byte header size");
+  const Source f{path};
+  // The file is mapped, not read: tensors are views into the mapping (bytes.h), so a multi-GB
+  // file costs only the pages of the tensors that are used, and copying it out is done in-kernel.
+  auto file = std::make_shared<const MappedFile>(path, "safetensors");
+  const uint8_t* base = file->data();
+  const uint64_t size = file->size();
+  if (size < 8) {
+    f.Fail("file has " + std::to_string(size) + " bytes, too short for the 8-byte header size");
   }
-  const uint64_t n = f.ReadU64("header size");
-  if (n > f.size() - 8) {
-    f.Fail("header size " + std::to_string(n) + " exceeds the " + std::to_string(f.size() - 8) +
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | base[i];
+  if (n > size - 8) {
+    f.Fail("header size " + std::to_string(n) + " exceeds the " + std::to_string(size - 8) +
            " bytes after it (truncated file, or not a safetensors file)");
   }
   if (n > kMaxHeaderSize) {
     f.Fail("header size " + std::to_string(n) + " exceeds the format's limit of " +
            std::to_string(kMaxHeaderSize) + " bytes");
   }
-  const std::string header = f.ReadString(n, "header");
+  const std::string header(reinterpret_cast<const char*>(base + 8), static_cast<size_t>(n));
   if (header.empty() || header[0] != '{') f.Fail("header does not start with '{'");
   nlohmann::json j;
   try {
@@ -189,7 +203,7 @@ TensorMap ReadSafetensors(const std::string& path, std::map<std::string, std::st
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
   const uint64_t buffer_start = 8 + n;
-  const uint64_t buffer_len = f.size() - buffer_start;
+  const uint64_t buffer_len = size - buffer_start;
   uint64_t expected = 0;
   for (const Entry& e : entries) {
     const std::string offsets = "[" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]";
@@ -210,14 +224,13 @@ TensorMap ReadSafetensors(const std::string& path, std::map<std::string, std::st
            std::to_string(buffer_len) + " (trailing bytes after the last tensor)");
   }
 
-  // Every size is now known to lie within the file: allocate and read.
+  // Every range now lies within the file: the tensors view it.
   TensorMap out;
   for (const Entry& e : entries) {
     Tensor t;
     t.dtype = e.dtype->name;
     t.shape = e.shape;
-    f.Seek(buffer_start + e.begin);
-    t.data = f.ReadBytes(e.end - e.begin, "data of tensor '" + e.name + "'");
+    t.data = Bytes::View(file, buffer_start + e.begin, e.end - e.begin);
     out.emplace(e.name, std::move(t));
   }
   return out;
@@ -294,7 +307,13 @@ void WriteSafetensors(const std::string& path, const TensorMap& tensors,
   detail::OutputFile out(path);
   out.Write(prefix.data(), prefix.size());
   out.Write(header.data(), header.size());
-  for (const Item& it : items) out.Write(it.tensor->data.data(), it.tensor->data.size());
+  for (const Item& it : items) {
+    const Bytes& b = it.tensor->data;
+    if (const MappedFile* src = b.mapped_file())
+      out.CopyFrom(src->fd(), b.file_offset(), b.data(), b.size());  // in-kernel, no page-in here
+    else
+      out.Write(b.data(), b.size());
+  }
   out.Commit();
 }
 

@@ -8,18 +8,20 @@
 #include <vector>
 
 #include "generator/ir/graph.h"
+#include "generator/weights/bytes.h"
 
 namespace msc::weights {
 
 /// One dense, C-contiguous, little-endian tensor. dtype uses MSC's names ("float32", "float16",
 /// "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"); 0-d tensors have an
-/// empty shape and one element. data.size() == numel * DtypeItemSize(dtype). data holds the
+/// empty shape and one element. data.size() == numel * DtypeItemSize(dtype); data is owned, or a
+/// view into a memory-mapped file (see bytes.h: ReadSafetensors maps its file). data holds the
 /// file's little-endian bytes as is on any host (the readers decode their own size fields
 /// byte by byte); whoever interprets the values on a big-endian host must swap them.
 struct Tensor {
   std::string dtype;
   std::vector<int64_t> shape;
-  std::vector<uint8_t> data;
+  Bytes data;
 };
 
 /// Same dtype, shape and bytes.

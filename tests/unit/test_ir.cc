@@ -149,6 +149,25 @@ TEST_CASE("Validate reports every problem with its place") {
   CHECK(e.rfind("g.json: invalid MSCGraph (1 problem):\n  nodes[2].optype", 0) == 0);
 }
 
+TEST_CASE("shapes whose element or byte count overflows int64 are rejected, not wrapped") {
+  // 2^32 * 2^32 elements: the product overflows int64 (was signed-overflow UB in Numel()).
+  std::string e = ValidateError(
+      ConvRelu("\"shape\": [1, 3, 4, 4]", "\"shape\": [4294967296, 4294967296, 4, 4]"));
+  CHECK_MESSAGE(
+      e.find("nodes[0].outputs[0].shape (node \"inp_0\"): shape [4294967296,4294967296,"
+             "4,4] has more elements or bytes than a 64-bit size can count") != std::string::npos,
+      e);
+  // 2^62 float32 elements fit int64, their 2^64 bytes do not.
+  e = ValidateError(ConvRelu("\"shape\": [1, 3, 4, 4]", "\"shape\": [4611686018427387904]"));
+  CHECK_MESSAGE(e.find("more elements or bytes than a 64-bit size can count") != std::string::npos,
+                e);
+  msc::ir::MSCTensor t;
+  t.shape = {int64_t{1} << 40, int64_t{1} << 40};
+  CHECK(t.Numel() == -2);
+  t.shape = {2, -1};
+  CHECK(t.Numel() == -1);
+}
+
 TEST_CASE("optional trailing inputs: min_inputs..inputs") {
   // msc.attention takes q, k, v and an optional mask: 3 or 4 inputs.
   std::string e =

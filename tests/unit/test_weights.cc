@@ -303,7 +303,7 @@ TEST_SUITE("weights") {
     for (float f : {0.f, 1.f, 2.f, 3.f, 4.f, 5.f}) {
       uint8_t b[4];
       std::memcpy(b, &f, 4);  // the tests run on little-endian hosts
-      t.data.insert(t.data.end(), b, b + 4);
+      t.data.vec().insert(t.data.vec().end(), b, b + 4);
     }
     msc::weights::WriteSafetensors(p, {{"attn0", t}});
     CHECK(ReadBytes(p) ==
@@ -341,6 +341,38 @@ TEST_SUITE("weights") {
     for (size_t i = header.find_last_not_of(' ') + 1; i < header.size(); ++i)
       CHECK(header[i] == ' ');
     CHECK(header[header.find_last_not_of(' ')] == '}');
+  }
+
+  TEST_CASE("safetensors are mapped: views, kernel-side copy, copy on write") {
+    TempDir tmp;
+    TensorMap in = {{"a", MakeTensor("float32", {3, 5}, 1)},
+                    {"b", MakeTensor("int64", {7}, 2)},
+                    {"e", MakeTensor("float16", {0}, 3)}};
+    const std::string p = tmp.File("in.safetensors");
+    msc::weights::WriteSafetensors(p, in);
+    TensorMap back = msc::weights::ReadSafetensors(p);
+    REQUIRE(back == in);
+    const msc::weights::Bytes& view = back.at("a").data;
+    REQUIRE(view.mapped_file() != nullptr);  // a view into the file, not a copy
+    CHECK(view.mapped_file()->path() == p);
+    // Rewriting views copies file ranges in the kernel; the bytes are the writer's own.
+    const std::string q = tmp.File("out.safetensors");
+    msc::weights::WriteSafetensors(q, back);
+    CHECK(ReadBytes(q) == ReadBytes(p));
+    // A subset under other names (as BindGraphWeights produces) is copied range by range.
+    TensorMap renamed = {{"z_b", back.at("b")}, {"y_a", back.at("a")}};
+    const std::string r = tmp.File("renamed.safetensors");
+    msc::weights::WriteSafetensors(r, renamed);
+    TensorMap rb = msc::weights::ReadSafetensors(r);
+    CHECK(rb.at("z_b") == in.at("b"));
+    CHECK(rb.at("y_a") == in.at("a"));
+    // Writing through a view copies it first and never touches the file.
+    Tensor edited = back.at("a");
+    edited.data.data()[0] ^= 0xFF;
+    CHECK(edited.data.mapped_file() == nullptr);
+    CHECK(edited != in.at("a"));
+    CHECK(back.at("a") == in.at("a"));
+    CHECK(msc::weights::ReadSafetensors(p).at("a") == in.at("a"));
   }
 
   TEST_CASE("safetensors round trip: every dtype, 0-d and empty tensors, metadata") {
@@ -646,7 +678,7 @@ TEST_SUITE("weights") {
     TempDir tmp;
     const std::string p = tmp.File("out.safetensors");
     Tensor bad = MakeTensor("float32", {2});
-    bad.data.pop_back();
+    bad.data.vec().pop_back();
     ExpectError(
         [&] {
           msc::weights::WriteSafetensors(p, {{"x", bad}});

@@ -124,30 +124,30 @@ weights::Tensor TensorFromProto(const TensorProto& p, const std::string& model_d
   } else {
     switch (p.data_type()) {
       case TensorProto::FLOAT:
-        Pack<decltype(p.float_data()), float>(p.float_data(), &t.data);
+        Pack<decltype(p.float_data()), float>(p.float_data(), &t.data.vec());
         break;
       case TensorProto::DOUBLE:
-        Pack<decltype(p.double_data()), double>(p.double_data(), &t.data);
+        Pack<decltype(p.double_data()), double>(p.double_data(), &t.data.vec());
         break;
       case TensorProto::INT64:
-        Pack<decltype(p.int64_data()), int64_t>(p.int64_data(), &t.data);
+        Pack<decltype(p.int64_data()), int64_t>(p.int64_data(), &t.data.vec());
         break;
       case TensorProto::INT32:
-        Pack<decltype(p.int32_data()), int32_t>(p.int32_data(), &t.data);
+        Pack<decltype(p.int32_data()), int32_t>(p.int32_data(), &t.data.vec());
         break;
       case TensorProto::INT16:
-        Pack<decltype(p.int32_data()), int16_t>(p.int32_data(), &t.data);
+        Pack<decltype(p.int32_data()), int16_t>(p.int32_data(), &t.data.vec());
         break;
       case TensorProto::INT8:
-        Pack<decltype(p.int32_data()), int8_t>(p.int32_data(), &t.data);
+        Pack<decltype(p.int32_data()), int8_t>(p.int32_data(), &t.data.vec());
         break;
       case TensorProto::UINT8:
       case TensorProto::BOOL:
-        Pack<decltype(p.int32_data()), uint8_t>(p.int32_data(), &t.data);
+        Pack<decltype(p.int32_data()), uint8_t>(p.int32_data(), &t.data.vec());
         break;
       case TensorProto::FLOAT16:
       case TensorProto::BFLOAT16:
-        Pack<decltype(p.int32_data()), uint16_t>(p.int32_data(), &t.data);
+        Pack<decltype(p.int32_data()), uint16_t>(p.int32_data(), &t.data.vec());
         break;
       default:
         break;

@@ -1,0 +1,151 @@
+"""Resource limits and output paths (README "Limits"): every case ends in a clear error or a correct
+result, never a crash, a hang, or a write outside --out.
+
+* shapes whose element or byte count overflows int64;
+* a template that includes itself / a macro that recurses forever;
+* a weights file of several GB of which the graph uses a little: memory-mapped, never read whole;
+* --out that is a symbolic link (refused), or that goes through one (followed, written in place);
+* several runs at once on the same --out: each succeeds, the result is one run's project whole.
+"""
+import filecmp
+import json
+import os
+import resource
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BINARY, REFERENCE, run_cli
+
+REAL = os.path.join(REFERENCE, "msc-real")
+CONV_RELU = os.path.join(REAL, "conv_relu")
+
+
+def generate_args(out, backend="torch", graph=None, weights=None):
+    return ["generate", "--graph", graph or os.path.join(CONV_RELU, "graph.json"), "--weights",
+            weights or os.path.join(CONV_RELU, "weights.bin"), "--backend", backend, "--out", out]
+
+
+def leftovers(folder):
+    """Temporary siblings a run could leave behind (.<name>.msc-tmp-* / .msc-old-*)."""
+    return [n for n in os.listdir(folder) if ".msc-tmp-" in n or ".msc-old-" in n]
+
+
+def test_int64_overflowing_shape_is_a_clear_error(tmp_path):
+    graph = json.load(open(os.path.join(CONV_RELU, "graph.json")))
+    graph["nodes"][0]["outputs"][0]["shape"] = [2 ** 32, 2 ** 32, 4, 4]
+    bad = tmp_path / "g.json"
+    bad.write_text(json.dumps(graph))
+    out = tmp_path / "out"
+    proc = run_cli(*generate_args(out, graph=bad), check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert ("nodes[0].outputs[0].shape (node \"inp_0\"): shape [4294967296,4294967296,4,4] has more "
+            "elements or bytes than a 64-bit size can count") in proc.stderr
+    assert not out.exists()
+
+
+def test_self_including_template_and_endless_macro_recursion(tmp_path):
+    (tmp_path / "self.j2").write_text("x{% include 'self.j2' %}")
+    (tmp_path / "macro.j2").write_text("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}")
+    (tmp_path / "d.json").write_text("{}")
+    for name in ("self.j2", "macro.j2"):
+        proc = run_cli("render", tmp_path / name, "--data", tmp_path / "d.json", check=False)
+        assert proc.returncode == 1, (name, proc.returncode, proc.stderr[-500:])
+        lines = proc.stderr.strip().splitlines()
+        assert lines[0].startswith("error: ") and "maximum recursion depth exceeded" in lines[0]
+        assert len(lines) <= 10, proc.stderr  # the include trace is cut short, not 100 levels deep
+
+
+def write_sparse_safetensors(path, small, big_name, big_elems):
+    """safetensors with the small float32 tensors (name -> bytes, shape) plus one float32 tensor of
+    big_elems zeros written as a hole (sparse: no disk space, no page cache)."""
+    header, offset = {}, 0
+    for name, (data, shape) in sorted(small.items()):
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+    header[big_name] = {"dtype": "F32", "shape": [big_elems], "data_offsets": [offset, offset + 4 * big_elems]}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for name, (data, shape) in sorted(small.items()):
+            f.write(data)
+        f.truncate(8 + len(text) + offset + 4 * big_elems)
+
+
+def test_multi_gigabyte_weights_file_is_mapped_not_read(tmp_path):
+    """conv_relu's weights plus an unused 4 GiB tensor: generation succeeds and its peak RSS stays
+    far below the file size (the reader maps the file; only the used tensors are touched)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "python"))
+    import numpy as np  # noqa: E402
+
+    out0 = tmp_path / "ref"
+    run_cli(*generate_args(out0))
+    from msc_export.safetensors_np import load_file
+    weights = load_file(str(out0 / "weights.safetensors"))
+    small = {k: (np.ascontiguousarray(v, dtype=np.float32).tobytes(), list(v.shape)) for k, v in weights.items()}
+    big = tmp_path / "big.safetensors"
+    write_sparse_safetensors(big, small, "unused_huge", 1 << 30)
+    assert os.path.getsize(big) > 4 * 2 ** 30
+    out = tmp_path / "out"
+    code = ("import resource, subprocess, sys\n"
+            "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+            "sys.stderr.write(p.stderr)\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+            "sys.exit(p.returncode)\n")
+    proc = subprocess.run([sys.executable, "-c", code, BINARY, *map(str, generate_args(out, weights=big))],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    peak_kib = int(proc.stdout.strip())
+    assert peak_kib < 512 * 1024, "peak RSS %d KiB for a 4 GiB weights file" % peak_kib
+    assert (out / "weights.safetensors").read_bytes() == (out0 / "weights.safetensors").read_bytes()
+
+
+def test_out_that_is_a_symlink_is_refused(tmp_path):
+    target = tmp_path / "real"
+    target.mkdir()
+    (target / "keep.txt").write_text("mine")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    proc = run_cli(*generate_args(link), check=False)
+    assert proc.returncode == 1
+    assert "is a symbolic link (to %s)" % target in proc.stderr and "pass the real folder" in proc.stderr
+    assert os.path.islink(link) and os.listdir(target) == ["keep.txt"]
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    proc = run_cli(*generate_args(dangling), check=False)
+    assert proc.returncode == 1 and "is a symbolic link" in proc.stderr
+    assert not (tmp_path / "nowhere").exists() and os.path.islink(dangling)
+    assert leftovers(tmp_path) == []
+
+
+def test_out_through_a_symlinked_parent_is_written_in_place(tmp_path):
+    real_parent = tmp_path / "real_parent"
+    real_parent.mkdir()
+    (tmp_path / "via").symlink_to(real_parent)
+    run_cli(*generate_args(tmp_path / "via" / "proj"))
+    assert (real_parent / "proj" / "model.py").is_file()
+    assert os.path.islink(tmp_path / "via")  # the link itself is untouched
+    assert sorted(os.listdir(real_parent)) == ["proj"]  # no temporary sibling left
+    # Regenerating through the link replaces the project in place.
+    run_cli(*generate_args(tmp_path / "via" / "proj", backend="relax"))
+    assert (real_parent / "proj" / "model.py").is_file() and sorted(os.listdir(real_parent)) == ["proj"]
+
+
+@pytest.mark.parametrize("runs", [6])
+def test_concurrent_runs_on_the_same_out(tmp_path, runs):
+    """Runs started together on one --out all succeed; the folder ends up as exactly one run's
+    complete project (every file identical to a lone run's), with no temporary folder left."""
+    ref = tmp_path / "ref"
+    run_cli(*generate_args(ref))
+    out = tmp_path / "shared"
+    procs = [subprocess.Popen([BINARY, *map(str, generate_args(out))], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(runs)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    cmp = filecmp.dircmp(ref, out)
+    assert not cmp.diff_files and not cmp.left_only and not cmp.right_only, cmp.report()
+    assert sorted(os.listdir(tmp_path)) == ["ref", "shared"]
