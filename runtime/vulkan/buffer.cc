@@ -5,6 +5,7 @@
 
 #include "context.h"
 #include "error.h"
+#include "fault.h"
 #include "vk_check.h"
 
 namespace msc_vk {
@@ -42,7 +43,8 @@ Buffer::Buffer(Context& ctx, VkDeviceSize size, MemoryKind kind, std::string nam
     mai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
     mai.allocationSize = req.size;
     mai.memoryTypeIndex = ctx.FindMemoryType(req.memoryTypeBits, required, preferred);
-    VkCheck(vkAllocateMemory(dev, &mai, nullptr, &memory_),
+    VkResult injected = InjectedFault("vkAllocateMemory");
+    VkCheck(injected != VK_SUCCESS ? injected : vkAllocateMemory(dev, &mai, nullptr, &memory_),
             "vkAllocateMemory('" + name_ + "', " + std::to_string(req.size) + " bytes)");
     VkCheck(vkBindBufferMemory(dev, buffer_, memory_, 0), "vkBindBufferMemory");
     if (map) {

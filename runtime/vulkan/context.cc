@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "error.h"
+#include "fault.h"
 #include "vk_check.h"
 
 namespace msc_vk {
@@ -374,9 +375,12 @@ void Context::CreateDevice() {
     f2.pNext = &f16;
     if (has_8bit_ext) f16.pNext = &f8;
     vkGetPhysicalDeviceFeatures2(physical_device_, &f2);
-    features_.shader_int64 = f2.features.shaderInt64 == VK_TRUE;
-    features_.storage_buffer_16bit_access = f16.storageBuffer16BitAccess == VK_TRUE;
-    features_.storage_buffer_8bit_access = f8.storageBuffer8BitAccess == VK_TRUE;
+    features_.shader_int64 =
+        f2.features.shaderInt64 == VK_TRUE && !FeatureFaultInjected("shaderInt64");
+    features_.storage_buffer_16bit_access = f16.storageBuffer16BitAccess == VK_TRUE &&
+                                            !FeatureFaultInjected("storageBuffer16BitAccess");
+    features_.storage_buffer_8bit_access =
+        f8.storageBuffer8BitAccess == VK_TRUE && !FeatureFaultInjected("storageBuffer8BitAccess");
     // Enable exactly these (everything else off).
     VkPhysicalDeviceFeatures2 enable{};
     f2.features = enable.features;
@@ -452,7 +456,9 @@ void Context::SubmitAndWait(VkCommandBuffer cmd, VkFence fence) const {
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd;
-  VkCheck(vkQueueSubmit(queue_, 1, &si, fence), "vkQueueSubmit");
+  const VkResult injected = InjectedFault("vkQueueSubmit");
+  VkCheck(injected != VK_SUCCESS ? injected : vkQueueSubmit(queue_, 1, &si, fence),
+          "vkQueueSubmit");
   VkResult r = vkWaitForFences(device_, 1, &fence, VK_TRUE, options_.fence_timeout_ns);
   if (r == VK_TIMEOUT) {
     throw Error("GPU work did not finish within " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "error.h"
+#include "fault.h"
 
 namespace msc_vk {
 
@@ -14,6 +15,7 @@ std::string ShaderStem(const std::string& optype_or_stem) {
 
 const ShaderCode* FindEmbeddedShader(const std::string& optype_or_stem) {
   const std::string stem = ShaderStem(optype_or_stem);
+  if (ShaderFaultInjected(stem)) return nullptr;
   for (size_t i = 0; i < kEmbeddedShaderCount; ++i) {
     if (stem == kEmbeddedShaders[i].stem) return &kEmbeddedShaders[i];
   }

@@ -34,9 +34,18 @@ const char* VkResultName(VkResult result) {
 }
 
 void VkCheck(VkResult result, const std::string& what) {
-  if (result != VK_SUCCESS) {
-    throw Error(what + " failed: " + VkResultName(result) + " (" + std::to_string(result) + ")");
-  }
+  if (result == VK_SUCCESS) return;
+  std::string hint;
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
+    hint =
+        ": the device ran out of memory (run a smaller batch, or pick a device with more memory "
+        "with --device / MSC_VK_DEVICE)";
+  else if (result == VK_ERROR_DEVICE_LOST)
+    hint =
+        ": the Vulkan device was lost (driver reset, GPU hang or crash); no result of this run "
+        "can be trusted";
+  throw Error(what + " failed: " + VkResultName(result) + " (" + std::to_string(result) + ")" +
+              hint);
 }
 
 }  // namespace msc_vk
