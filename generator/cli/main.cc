@@ -157,6 +157,11 @@ int main(int argc, char** argv) {
   app.add_option("--templates", templates, "folder of backends (templates/<backend>/backend.yaml)")
       ->capture_default_str();
   app.add_option("--opdefs", opdefs_dir, "folder of opdef YAML files")->capture_default_str();
+  size_t max_nodes = msc::ir::kDefaultMaxNodes;
+  app.add_option("--max-nodes", max_nodes,
+                 "refuse graphs with more nodes (generation needs ~20 KB of memory per node)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 
   msc::emit::GenerateOptions gen;
   auto* generate = app.add_subcommand("generate", "generate a standalone project for a backend");
@@ -269,6 +274,7 @@ int main(int argc, char** argv) {
       }
       gen.templates_root = templates;
       gen.opdefs_dir = opdefs_dir;
+      gen.max_nodes = max_nodes;
       auto summary = msc::emit::Generate(gen);
       std::cerr << "msc-codegen: wrote " << summary.files << " files (" << summary.nodes
                 << " nodes, " << summary.weights << " weights) to " << gen.out_dir << "\n";
@@ -281,10 +287,10 @@ int main(int argc, char** argv) {
       }
       return ImportCommand(import_model, import_out, shapes, golden_from, import_force, opdefs_dir);
     } else if (*inspect) {
-      std::cout << msc::ir::InspectGraph(msc::ir::LoadGraph(graph_path));
+      std::cout << msc::ir::InspectGraph(msc::ir::LoadGraph(graph_path, max_nodes));
     } else if (*validate) {
       auto opdefs = msc::opdef::OpDefRegistry::LoadDir(opdefs_dir);
-      auto graph = msc::ir::LoadGraph(graph_path);
+      auto graph = msc::ir::LoadGraph(graph_path, max_nodes);
       msc::ir::Validate(graph, &opdefs);
       std::cout << graph_path << ": valid (" << graph.nodes.size() << " nodes)\n";
     } else if (*visualize) {
@@ -294,7 +300,7 @@ int main(int argc, char** argv) {
         std::cerr << "error: " << why << "\n";
         return 2;
       }
-      auto graph = msc::ir::LoadGraph(graph_path);
+      auto graph = msc::ir::LoadGraph(graph_path, max_nodes);
       msc::ir::Validate(graph, nullptr);  // structure only: any optype can be drawn
       msc::ir::WriteVisualization(graph, viz_out, *format);
     } else if (*render) {
@@ -332,6 +338,7 @@ int main(int argc, char** argv) {
       if (ctx_query.node.empty() && !ctx_query.project)
         throw msc::Error("context: give --node NAME (or --project)");
       if (ctx_opts.backend.empty()) ctx_opts.backend = "torch";
+      ctx_opts.max_nodes = max_nodes;
       for (const auto& arg : ctx_shape_args) {
         auto [name, dims] = msc::ir::ParseShapeArg(arg);
         if (!ctx_opts.input_shapes.emplace(name, dims).second)

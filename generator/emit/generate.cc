@@ -251,8 +251,10 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
     auto result = frontend::onnx_import::ImportOnnx(o.graph_path, io);
     graph = std::move(result.graph);
     imported = std::make_unique<weights::TensorMap>(std::move(result.weights));
+    if (graph.nodes.size() > o.max_nodes)
+      throw Error(o.graph_path + ": " + ir::TooManyNodesMessage(o.max_nodes));
   } else {
-    graph = ir::LoadGraph(o.graph_path);
+    graph = ir::LoadGraph(o.graph_path, o.max_nodes);
   }
   ir::Validate(graph, &opdefs);
   for (const auto& node : graph.nodes) {

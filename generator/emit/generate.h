@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "generator/emit/backend_spec.h"
+#include "generator/ir/graph.h"
 #include "generator/opdef/opdef.h"
 
 namespace msc::tmpl {
@@ -27,6 +28,8 @@ struct GenerateOptions {
   /// given, the graph's dynamic dims are specialized first (ir::SpecializeShapes).
   std::map<std::string, std::vector<int64_t>> input_shapes;
   bool force = false;
+  /// Graphs (MSCGraph JSON or imported ONNX) with more nodes are refused (ir::kDefaultMaxNodes).
+  size_t max_nodes = ir::kDefaultMaxNodes;
   std::string templates_root;  ///< folder holding <backend>/backend.yaml.
   std::string opdefs_dir;
 };

@@ -1,7 +1,10 @@
 #include "generator/ir/graph.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "generator/common/error.h"
 
@@ -220,6 +223,32 @@ std::pair<size_t, size_t> LineCol(const std::string& text, size_t pos) {
   return {line, col};
 }
 
+/// Byte offset of the first JSON number token (outside strings) whose value is beyond a double's
+/// range, i.e. what nlohmann::json reports as out_of_range.406 "number overflow parsing '...'"
+/// without a position; 0 if there is none.
+size_t OverflowingNumberOffset(const std::string& text) {
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // skips the escaped character
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::string_view number_chars = "+-.eE0123456789";
+      size_t end = i;
+      while (end < text.size() && number_chars.find(text[end]) != std::string_view::npos) ++end;
+      if (std::isinf(std::strtod(text.substr(i, end - i).c_str(), nullptr))) return i;
+      i = end - 1;
+    }
+  }
+  return 0;
+}
+
 Json StringMapToJson(const OrderedMap<std::string>& m) {
   Json j = Json::object();
   for (const auto& kv : m) j[kv.first] = kv.second;
@@ -240,8 +269,76 @@ Json TensorToJson(const MSCTensor& t) {
   return j;
 }
 
-MSCGraph ParseGraph(const std::string& text, const std::string& source) {
+namespace {
+
+/// SAX handler (nlohmann::json_sax) that builds nothing and stops as soon as the top-level
+/// "nodes" array has more than `limit` elements. Syntax errors just stop it: the real parse
+/// reports them with their position.
+struct NodeCounter : nlohmann::json_sax<Json> {
+  explicit NodeCounter(size_t limit) : limit(limit) {}
+  size_t limit;
+  size_t count = 0;
+  int depth = 0;  // containers open
+  bool in_nodes_key = false, in_nodes = false, over = false;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool key(string_t& k) override {
+    if (depth == 1) in_nodes_key = k == "nodes";
+    return true;
+  }
+  bool start_object(std::size_t) override {
+    if (depth == 2 && in_nodes && ++count > limit) over = true;
+    ++depth;
+    return !over;
+  }
+  bool end_object() override {
+    --depth;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (depth == 1) in_nodes = in_nodes_key;
+    ++depth;
+    return true;
+  }
+  bool end_array() override {
+    if (--depth == 1) in_nodes = false;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+};
+
+bool CountsMoreNodesThan(const std::string& text, size_t limit) {
+  NodeCounter counter(limit);
+  try {
+    Json::sax_parse(text, &counter);
+  } catch (const nlohmann::json::exception&) {
+    // e.g. a number out of double range: the real parse reports it
+  }
+  return counter.over;
+}
+
+}  // namespace
+
+std::string TooManyNodesMessage(size_t max_nodes) {
+  return "the graph has more than " + std::to_string(max_nodes) +
+         " nodes, the limit (generating it needs about 20 KB of memory per node; raise the limit "
+         "with --max-nodes N)";
+}
+
+MSCGraph ParseGraph(const std::string& text, const std::string& source, size_t max_nodes) {
   Json doc;
+  // A graph over the node limit is refused before its (~10x larger) JSON tree is built: a SAX
+  // pass, which builds nothing, counts the elements of the top-level "nodes" array first.
+  if (CountsMoreNodesThan(text, max_nodes))
+    throw Error(source + ": nodes[" + std::to_string(max_nodes) +
+                "]: " + TooManyNodesMessage(max_nodes));
   try {
     doc = Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -252,6 +349,13 @@ MSCGraph ParseGraph(const std::string& text, const std::string& source) {
     if (colon != std::string::npos) what = what.substr(colon + 2);
     throw Error(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
                 ": invalid JSON: " + what);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // 406 "number overflow parsing '1e999'" (found by tests/fuzz/fuzz_graph), without a position.
+    auto [line, col] = LineCol(text, OverflowingNumberOffset(text));
+    std::string what = e.what();
+    what = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
+    throw Error(source + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                ": invalid JSON: " + what + " (beyond the range of a 64-bit float)");
   }
   Reader r(source);
   r.Object(doc, "(top level)");
@@ -278,13 +382,13 @@ MSCGraph ParseGraph(const std::string& text, const std::string& source) {
   return g;
 }
 
-MSCGraph LoadGraph(const std::string& path) {
+MSCGraph LoadGraph(const std::string& path, size_t max_nodes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open graph file");
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw Error(path + ": cannot read graph file");
-  return ParseGraph(ss.str(), path);
+  return ParseGraph(ss.str(), path, max_nodes);
 }
 
 Json GraphToJson(const MSCGraph& g) {

@@ -95,13 +95,23 @@ struct MSCGraph {
 /// Returns nullopt if there is no ':' or idx is not a non-negative integer.
 std::optional<std::pair<std::string, int64_t>> SplitTensorName(const std::string& tensor_name);
 
+/// Default limit on the node count of a graph (`--max-nodes`): 250,000 nodes need about 5 GB of
+/// memory to generate (measured ~19 KB/node for torch, ~25 KB/node for vulkan).
+inline constexpr size_t kDefaultMaxNodes = 250000;
+
 /// Parses MSCGraph JSON text. `source` names the file in errors.
 /// Throws msc::Error: "<source>:<line>:<col>: invalid JSON: ..." for syntax errors, and
 /// "<source>: <json path> (node '<name>'): missing required field 'optype'" / "expected <type>"
 /// for schema errors. Does not run the semantic checks of Validate().
-MSCGraph ParseGraph(const std::string& text, const std::string& source);
+/// A graph with more than `max_nodes` nodes is refused while it is parsed, before its JSON tree
+/// is built: "<source>: nodes[<max_nodes>]: the graph has more than <max_nodes> nodes, the
+/// limit (...)". Generation needs about 20 KB of memory per node (README "Limits").
+MSCGraph ParseGraph(const std::string& text, const std::string& source,
+                    size_t max_nodes = kDefaultMaxNodes);
 /// Reads and parses a graph file. Throws msc::Error naming the file if it cannot be read.
-MSCGraph LoadGraph(const std::string& path);
+MSCGraph LoadGraph(const std::string& path, size_t max_nodes = kDefaultMaxNodes);
+/// The error for a graph of more than `max_nodes` nodes ("<where>: the graph has more than ...").
+std::string TooManyNodesMessage(size_t max_nodes);
 /// Serializes in MSC's key order (graph: name, inputs, outputs, nodes, prims; node: index, name,
 /// shared_ref, optype, parents, inputs, outputs, attrs, weights; tensor: name, alias, dtype,
 /// layout, shape, prims), attrs/weights in stored order, extra keys last.

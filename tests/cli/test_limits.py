@@ -149,3 +149,44 @@ def test_concurrent_runs_on_the_same_out(tmp_path, runs):
     cmp = filecmp.dircmp(ref, out)
     assert not cmp.diff_files and not cmp.left_only and not cmp.right_only, cmp.report()
     assert sorted(os.listdir(tmp_path)) == ["ref", "shared"]
+
+
+def test_node_limit_refuses_a_million_node_graph_while_parsing(tmp_path):
+    """A 10^6-node graph is over the default limit: refused while parsing (before its JSON tree
+    exists), fast and in little memory; --max-nodes raises the limit."""
+    node = ('{"index":%d,"name":"r%d","shared_ref":"","optype":"nn.relu","parents":["%s"],'
+            '"inputs":["%s:0"],"outputs":[{"name":"r%d:0","alias":"","dtype":"float32","layout":"",'
+            '"shape":[1,4],"prims":[]}],"attrs":{},"weights":{}}')
+    inp = ('{"index":0,"name":"x","shared_ref":"","optype":"input","parents":[],"inputs":[],"outputs":'
+           '[{"name":"x:0","alias":"x","dtype":"float32","layout":"","shape":[1,4],"prims":[]}],'
+           '"attrs":{},"weights":{}}')
+
+    def write_chain(path, n):
+        parts = [inp] + [node % (i, i, "x" if i == 1 else "r%d" % (i - 1), "x" if i == 1 else "r%d" % (i - 1), i)
+                         for i in range(1, n)]
+        path.write_text('{"name":"main","inputs":["x:0"],"outputs":["r%d:0"],"nodes":[%s]}' % (n - 1, ",".join(parts)))
+
+    big = tmp_path / "million.json"
+    write_chain(big, 1000000)
+    code = ("import resource, subprocess, sys, time\n"
+            "t = time.time()\n"
+            "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+            "sys.stderr.write(p.stderr)\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time() - t)\n"
+            "sys.exit(p.returncode)\n")
+    for args in (["validate", big], ["generate", "--graph", big, "--backend", "torch", "--out", tmp_path / "out"]):
+        proc = subprocess.run([sys.executable, "-c", code, BINARY, *map(str, args)], capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 1, proc.stderr
+        assert ("million.json: nodes[250000]: the graph has more than 250000 nodes, the limit (generating it "
+                "needs about 20 KB of memory per node; raise the limit with --max-nodes N)") in proc.stderr
+        peak_kib = int(proc.stdout.split()[0])
+        assert peak_kib < 1024 * 1024, peak_kib  # the 230 MB text, not a multi-GB tree
+    assert not (tmp_path / "out").exists()
+    small = tmp_path / "small.json"
+    write_chain(small, 50)
+    proc = run_cli("--max-nodes", "49", "validate", small, check=False)
+    assert proc.returncode == 1 and "nodes[49]: the graph has more than 49 nodes" in proc.stderr
+    assert "valid (50 nodes)" in run_cli("--max-nodes", "50", "validate", small).stdout
+    run_cli("--max-nodes", "50", "generate", "--graph", small, "--backend", "torch", "--out", tmp_path / "ok")
+    assert (tmp_path / "ok" / "model.py").is_file()

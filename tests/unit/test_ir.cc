@@ -168,6 +168,19 @@ TEST_CASE("shapes whose element or byte count overflows int64 are rejected, not 
   CHECK(t.Numel() == -1);
 }
 
+TEST_CASE("the node limit is enforced while parsing, counting only top-level nodes") {
+  // conv_relu has 3 nodes, each with nested arrays (parents, inputs, outputs, shape).
+  CHECK(msc::ir::ParseGraph(ConvRelu(), "g.json", 3).nodes.size() == 3);
+  CHECK_THROWS_WITH(
+      msc::ir::ParseGraph(ConvRelu(), "g.json", 2),
+      doctest::Contains("g.json: nodes[2]: the graph has more than 2 nodes, the limit"));
+  // Invalid JSON is still reported by the real parse, with its position.
+  CHECK_THROWS_WITH(msc::ir::ParseGraph("{\"nodes\": [{}, {}, {} x", "g.json", 1),
+                    doctest::Contains("g.json: nodes[1]"));
+  CHECK_THROWS_WITH(msc::ir::ParseGraph("{\"nodes\": [ x", "g.json", 1),
+                    doctest::Contains("g.json:1:13: invalid JSON"));
+}
+
 TEST_CASE("optional trailing inputs: min_inputs..inputs") {
   // msc.attention takes q, k, v and an optional mask: 3 or 4 inputs.
   std::string e =
