@@ -5,7 +5,8 @@
 // Shape of the context (keys are MSC's names; see templates/README.md for the full reference):
 //   graph:   {name, ident, inputs:[T], outputs:[T], nodes:[N], weights:[T], optypes:[str],
 //             prims:[{index,name,optype,parents,attrs}], memory:{alignment, peak_bytes,
-//             naive_bytes, tensors:[{name, offset, nbytes}]} (only when the backend plans memory)}
+//             naive_bytes, lower_bound_bytes, tensors:[{name, offset, nbytes}]} (only when the
+//             backend plans memory)}
 //   N (node): {index, name, ident, optype, ns, op, summary, parents:[str], inputs:[T],
 //             outputs:[T], attrs:{typed}, attrs_raw:{str}, weights:{role: T}, is_output:bool,
 //             code:{section: rendered snippet}}
@@ -43,7 +44,8 @@ void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
 /// get_item: input[index]); an alias group lives as long as its longest member. Greedy by size,
 /// largest first, each block at the lowest `alignment`-aligned offset free for its whole lifetime.
 /// Adds `offset` to every planned tensor in the context and graph.memory = {alignment, peak_bytes,
-/// naive_bytes (each block at its own offset), tensors}. Dynamic (-1) shapes are an msc::Error
+/// naive_bytes (each block at its own offset), lower_bound_bytes (the largest sum of aligned
+/// blocks live at one step: no plan can use less), tensors}. Dynamic (-1) shapes are an msc::Error
 /// (sizes must be static).
 void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes);
 

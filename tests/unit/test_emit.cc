@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -99,11 +100,62 @@ TEST_CASE("memory plan reuses dead tensors") {
   // Every tensor lives from its producer to its one consumer, so at most two are live at once.
   CHECK(g["memory"]["naive_bytes"] == 4 * 1024 + 2 * 256);
   CHECK(g["memory"]["peak_bytes"] == 2 * 1024);
+  CHECK(g["memory"]["lower_bound_bytes"] == 2 * 1024);  // n_i and n_i+1 live at step i+1
   for (int i = 1; i < 6; ++i)
     CHECK(Offset(g, i) != Offset(g, i - 1));  // producer and consumer never overlap
   CHECK(g["nodes"][2]["inputs"][0]["offset"] == Offset(g, 1));
   CHECK(g["inputs"][0]["offset"] == Offset(g, 0));
   CHECK(g["outputs"][0]["offset"] == Offset(g, 5));
+}
+
+TEST_CASE("memory plan on a long graph with skip connections: valid, and above the lower bound") {
+  // 3000 nodes; node i reads n(i-1) and, every 7th node, n(i-k) for k up to 400: lifetimes span
+  // many of the planner's time buckets (64 steps), so every overlap query crosses buckets.
+  const int n = 3000;
+  std::mt19937 rng(7);
+  Json nodes = Json::array();
+  std::vector<long long> begin(n), end(n), bytes(n);
+  for (int i = 0; i < n; ++i) {
+    bytes[i] = 64 + static_cast<long long>(rng() % 5000);
+    begin[i] = i == 0 ? -1 : i;
+    end[i] = i == n - 1 ? n : i;
+    Json ins = Json::array();
+    std::vector<int> from;
+    if (i > 0) from.push_back(i - 1);
+    if (i % 7 == 0 && i > 1) from.push_back(std::max(0, i - 1 - static_cast<int>(rng() % 400)));
+    for (int f : from) {
+      ins.push_back({{"name", "n" + std::to_string(f) + ":0"}});
+      end[f] = std::max(end[f], static_cast<long long>(i));
+    }
+    nodes.push_back({{"name", "n" + std::to_string(i)},
+                     {"optype", i == 0 ? "input" : "a"},
+                     {"attrs", Json::object()},
+                     {"inputs", ins},
+                     {"outputs", Json::array({{{"name", "n" + std::to_string(i) + ":0"},
+                                               {"nbytes", bytes[i]},
+                                               {"is_graph_input", i == 0},
+                                               {"is_graph_output", i == n - 1}}})},
+                     {"fused_into", ""}});
+  }
+  Json g = {{"nodes", nodes}, {"inputs", Json::array()}, {"outputs", Json::array()}};
+  msc::emit::PlanMemory(g, 256, {});
+  auto aligned = [](long long v) { return std::max(256LL, (v + 255) / 256 * 256); };
+  long long lower = 0;
+  for (long long t = -1; t <= n; ++t) {
+    long long live = 0;
+    for (int i = 0; i < n; ++i) live += begin[i] <= t && t <= end[i] ? aligned(bytes[i]) : 0;
+    lower = std::max(lower, live);
+  }
+  CHECK(g["memory"]["lower_bound_bytes"] == lower);
+  CHECK(g["memory"]["peak_bytes"].get<long long>() >= lower);
+  int overlaps = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      if (!(begin[i] <= end[j] && begin[j] <= end[i])) continue;
+      const long long oi = Offset(g, i), oj = Offset(g, j);
+      overlaps += oi < oj + aligned(bytes[j]) && oj < oi + aligned(bytes[i]);
+    }
+  CHECK(overlaps == 0);
 }
 
 TEST_CASE("a graph input that appears late is live from the start") {
