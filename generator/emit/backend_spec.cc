@@ -9,6 +9,7 @@
 
 #include "generator/common/error.h"
 #include "generator/common/strict_yaml.h"
+#include "generator/passes/passes.h"
 
 namespace msc::emit {
 
@@ -67,7 +68,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
   for (const auto& [key, v] :
        r.Map(root, "backend.yaml",
              {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights",
-              "golden", "reserved_names", "memory_plan", "fuse_epilogues"})) {
+              "golden", "reserved_names", "memory_plan", "fuse_epilogues", "passes"})) {
     if (key == "summary") {
       spec.summary = r.Str(v, key);
     } else if (key == "op_template") {
@@ -94,6 +95,16 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
         }
         if (spec.memory_alignment <= 0 || (spec.memory_alignment & (spec.memory_alignment - 1)))
           r.Fail(a, "memory_plan.alignment must be a power of two");
+      }
+    } else if (key == "passes") {
+      spec.passes = r.StrList(v, key);
+      for (const auto& name : spec.passes) {
+        const auto& known = passes::PassNames();
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+          std::string list;
+          for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+          r.Fail(v, "unknown pass '" + name + "' (known: " + list + ")");
+        }
       }
     } else if (key == "fuse_epilogues") {
       for (const auto& [k, list] : r.Map(v, "fuse_epilogues", {"producers", "epilogues"}))

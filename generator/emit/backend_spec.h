@@ -35,6 +35,8 @@ struct BackendSpec {
   std::vector<std::string> memory_alias;    ///< optypes whose outputs share their input's bytes.
   std::vector<std::string> fuse_producers;  ///< optypes that can absorb an elementwise epilogue...
   std::vector<std::string> fuse_epilogues;  ///< ...of these optypes (e.g. nn.relu, clip).
+  /// Graph passes run before the context is built, in order (passes::PassNames()).
+  std::vector<std::string> passes;
 
   /// Snippet path for an optype, relative to dir: "nn.conv2d" -> "ops/nn/conv2d.py.j2".
   std::string OpTemplateFor(const std::string& optype) const;

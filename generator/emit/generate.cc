@@ -1,5 +1,6 @@
 #include "generator/emit/generate.h"
 
+#include <map>
 #include <memory>
 
 #include <boost/filesystem.hpp>
@@ -11,6 +12,7 @@
 #include "generator/frontend/onnx/onnx_import.h"
 #include "generator/ir/specialize.h"
 #include "generator/ir/validate.h"
+#include "generator/passes/passes.h"
 #include "generator/tmpl/environment.h"
 #include "generator/weights/weights.h"
 
@@ -92,10 +94,12 @@ void CheckSnippets(const ir::MSCGraph& graph, const BackendSpec& spec) {
   }
 }
 
-/// Reads and binds the weights (or takes those an ONNX import produced); adds them to the
-/// project. Returns how many were bound.
-size_t AddWeights(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec,
-                  OutputTree& tree, const weights::TensorMap* imported) {
+/// Reads and binds the weights (or takes those an ONNX import produced), runs the backend's graph
+/// passes on graph and weights (recording what they folded in *folded), and adds the weights to
+/// the project. Returns how many go into it.
+size_t AddWeights(const GenerateOptions& o, ir::MSCGraph& graph, const BackendSpec& spec,
+                  const opdef::OpDefRegistry& opdefs, OutputTree& tree,
+                  const weights::TensorMap* imported, std::vector<passes::Folded>* folded) {
   bool needs_weights = false;
   for (const auto& n : graph.nodes) needs_weights = needs_weights || !n.weights.empty();
   auto bound = std::make_shared<weights::TensorMap>();
@@ -107,10 +111,24 @@ size_t AddWeights(const GenerateOptions& o, const ir::MSCGraph& graph, const Bac
     throw Error(o.graph_path +
                 ": the graph has weights; pass --weights FILE (safetensors or TVM param dict)");
   }
+  if (!spec.passes.empty()) {
+    *folded = passes::RunPasses(spec.passes, graph, *bound);
+    if (!folded->empty()) ir::Validate(graph, &opdefs);  // a pass must leave a valid graph
+  }
   if (!spec.weights_output.empty())
     tree.AddWriter(spec.weights_output,
                    [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
   return bound->size();
+}
+
+/// node.folded: the names of the nodes the graph passes folded into each node ([] for most).
+void AddFolded(Json& nodes, const std::vector<passes::Folded>& folded) {
+  std::map<std::string, Json> by_node;
+  for (const auto& f : folded) by_node[f.into].push_back(f.node);
+  for (auto& node : nodes) {
+    auto it = by_node.find(node["name"].get<std::string>());
+    node["folded"] = it == by_node.end() ? Json::array() : it->second;
+  }
 }
 
 /// Checks --golden against the graph and adds it to the project; returns the extra file names.
@@ -272,12 +290,15 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
 
   OutputTree tree;
   GenerateSummary summary;
+  std::vector<passes::Folded> folded;
   summary.nodes = graph.nodes.size();
   if (!query || imported || !o.weights_path.empty())  // a context query needs no weights
-    summary.weights = AddWeights(o, graph, spec, tree, imported.get());
+    summary.weights = AddWeights(o, graph, spec, opdefs, tree, imported.get(), &folded);
+  summary.nodes = graph.nodes.size();  // after the graph passes
   Json golden_files = AddGolden(o, graph, spec, tree);
 
   Json ctx = BuildContext(graph, opdefs, spec);
+  AddFolded(ctx["graph"]["nodes"], folded);
   tmpl::Environment env(spec.dir);
   RegisterCodegenFilters(env);
   if (node_query) return NodeContext(env, spec, o.graph_path, ctx["graph"]["nodes"], *query);

@@ -1,0 +1,26 @@
+#include "generator/passes/passes.h"
+
+#include "generator/common/error.h"
+
+namespace msc::passes {
+
+const std::vector<std::string>& PassNames() {
+  static const std::vector<std::string> names = {"fold_batch_norm"};
+  return names;
+}
+
+std::vector<Folded> RunPasses(const std::vector<std::string>& names, ir::MSCGraph& graph,
+                              weights::TensorMap& weights) {
+  std::vector<Folded> all;
+  for (const auto& name : names) {
+    std::vector<Folded> done;
+    if (name == "fold_batch_norm")
+      done = FoldBatchNorm(graph, weights);
+    else
+      throw Error("unknown graph pass '" + name + "' (known: fold_batch_norm)");
+    all.insert(all.end(), done.begin(), done.end());
+  }
+  return all;
+}
+
+}  // namespace msc::passes
