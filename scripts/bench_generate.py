@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""Generation wall time of msc-codegen for resnet18 and a synthetic 10,000-node graph.
+"""Generation wall time and peak memory of msc-codegen for resnet18 and synthetic graphs.
 
     /usr/bin/python3 scripts/bench_generate.py [--binary build/msc-codegen] [--backends torch relax vulkan]
+                                               [--nodes 10000 100000] [--repeat 3]
 
 The synthetic graph is a residual MLP on [1, 16]: repeated (msc.linear_bias -> nn.relu -> add)
 blocks until 10,000 nodes, every linear with its own 16x16 weight. Times are the best of
---repeat runs of `msc-codegen generate` (process start to exit, output written).
+--repeat runs of `msc-codegen generate` (process start to exit, output written); peak RSS is the
+largest of those runs (GNU time, /usr/bin/time). Graphs of more than 250,000 nodes need --max-nodes.
 """
 import argparse
 import json
@@ -67,23 +69,30 @@ def synthetic(n_nodes, folder):
 
 
 def time_generate(binary, graph, weights, backend, out, repeat):
-    best = None
+    """Best wall time over `repeat` runs and the largest peak RSS (MB) of those runs. The peak RSS
+    comes from GNU time (a small parent: ru_maxrss survives exec, so a child forked from this
+    Python process would report Python's own size)."""
+    best, peak = None, 0
+    rss_file = out + ".rss"
     for _ in range(repeat):
         t0 = time.perf_counter()
-        proc = subprocess.run([binary, "generate", "--graph", graph, "--weights", weights, "--backend", backend,
-                               "--out", out], capture_output=True, text=True)
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file, binary, "generate", "--graph", graph,
+                               "--weights", weights, "--backend", backend, "--out", out, "--force"],
+                              capture_output=True, text=True)
         dt = time.perf_counter() - t0
         if proc.returncode != 0:
-            return None, proc.stderr.strip().splitlines()[0]
+            return None, None, proc.stderr.strip().splitlines()[0]
         best = dt if best is None else min(best, dt)
-    return best, ""
+        with open(rss_file) as f:
+            peak = max(peak, int(f.read().split()[-1]) / 1024)
+    return best, peak, None
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "msc-codegen"))
     ap.add_argument("--backends", nargs="+", default=["torch", "relax", "vulkan"])
-    ap.add_argument("--nodes", type=int, default=10000)
+    ap.add_argument("--nodes", type=int, nargs="+", default=[10000], help="sizes of the synthetic graphs")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,14 +101,17 @@ def main():
         subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "examples", "resnet18", "export.py"), "--out", r18],
                        check=True, capture_output=True)
         graphs["resnet18"] = (os.path.join(r18, "graph.json"), os.path.join(r18, "weights.safetensors"))
-        syn = os.path.join(tmp, "synthetic")
-        os.makedirs(syn)
-        graphs["synthetic %d nodes" % args.nodes] = synthetic(args.nodes, syn)
-        print("%-22s %-8s %s" % ("graph", "backend", "generate wall time (best of %d)" % args.repeat))
+        for n in args.nodes:
+            syn = os.path.join(tmp, "synthetic%d" % n)
+            os.makedirs(syn)
+            graphs["synthetic %d nodes" % n] = synthetic(n, syn)
+        print("%-24s %-8s %-34s %s" % ("graph", "backend", "generate wall time (best of %d)" % args.repeat,
+                                       "peak RSS"))
         for label, (g, w) in graphs.items():
             for backend in args.backends:
-                secs, err = time_generate(args.binary, g, w, backend, os.path.join(tmp, "out"), args.repeat)
-                print("%-22s %-8s %s" % (label, backend, "%.3f s" % secs if secs is not None else "n/a: " + err))
+                secs, peak, err = time_generate(args.binary, g, w, backend, os.path.join(tmp, "out"), args.repeat)
+                print("%-24s %-8s %-34s %s" % (label, backend, "%.3f s" % secs if secs is not None else "n/a: " + err,
+                                               "%.0f MB" % peak if peak else ""))
 
 
 if __name__ == "__main__":
