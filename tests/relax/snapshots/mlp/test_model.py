@@ -11,7 +11,10 @@ Prints per-output max abs / max rel error and fails when any element breaks
 |got - expected| <= atol + rtol * |expected| (numpy.allclose's rule; NaN only matches NaN);
 integer and bool outputs must be equal. Tolerances: ATOL/RTOL, HALF_ATOL/HALF_RTOL for float16
 outputs, or --atol/--rtol for every output.
-Run as `python3 test_model.py [--atol A] [--rtol R]` (exit status 1 on failure) or with pytest.
+Golden inputs and outputs must have the graph's dtypes and shapes (any size for a dynamic dim).
+Run as `python3 test_model.py [--atol A] [--rtol R] [--weights FILE] [--golden DIR]` (exit status 1
+on failure, 2 with "error: <message>" on stderr when a weights or golden file cannot be used:
+missing, truncated, malformed, or not the graph's tensors) or with pytest.
 """
 import argparse
 import functools
@@ -24,7 +27,7 @@ from tvm import relax
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from model import FUNC_NAME, INPUTS, OUTPUTS, compile_module, load_model, load_safetensors, to_tensor  # noqa: E402
+from model import FUNC_NAME, INPUTS, OUTPUTS, LoadError, compile_module, load_model, load_safetensors, to_tensor  # noqa: E402
 
 ATOL = 1e-5
 RTOL = 1e-5
@@ -34,6 +37,10 @@ HALF_ATOL = 1e-3
 HALF_RTOL = 2e-3
 TARGET = "llvm"
 GOLDEN = os.path.join(HERE, "golden")
+# (shape, MSC dtype) the golden files must hold for each input / output, by tensor name (-1: a
+# dynamic dim, any size).
+INPUT_SPECS = {"inp_0:0": ([1, 784], "float32")}
+OUTPUT_SPECS = {"matmul_1:0": ([1, 10], "float32")}
 
 
 # A float golden output whose largest finite |value| is at most this cannot tell a right result
@@ -70,11 +77,12 @@ def compare(name, got, expected, atol, rtol):
 
 
 @functools.lru_cache(maxsize=None)
-def build_vm(target=TARGET):
-    """The model with its weights bound, lowered (DecomposeOpsForInference before LegalizeOps: see
-    model.lower_module) and built for `target`, in a relax VirtualMachine (built once per target)."""
+def build_vm(target=TARGET, weights=None):
+    """The model with its weights bound (from `weights`, default: the model's file), lowered
+    (DecomposeOpsForInference before LegalizeOps: see model.lower_module) and built for `target`,
+    in a relax VirtualMachine (built once per target and weights file)."""
     with tvm.transform.PassContext(opt_level=3):
-        executable = compile_module(load_model(), target=target)
+        executable = compile_module(load_model() if weights is None else load_model(weights), target=target)
     return relax.VirtualMachine(executable, tvm.cpu(0))
 
 
@@ -100,12 +108,13 @@ def tolerance(dtype, atol=None, rtol=None):
             rtol if rtol is not None else (HALF_RTOL if half else RTOL))
 
 
-def run_golden(atol=None, rtol=None):
-    """Runs the golden check (tolerances: see tolerance()); returns the list of failure messages
-    (empty = pass)."""
-    vm = build_vm()
-    inputs = load_safetensors(os.path.join(GOLDEN, "inputs.safetensors"))
-    expected = load_safetensors(os.path.join(GOLDEN, "outputs.safetensors"))
+def run_golden(atol=None, rtol=None, weights=None, golden=GOLDEN):
+    """Runs the golden check (tolerances: see tolerance()) with the weights file `weights`
+    (default: the model's) and the golden folder `golden`; returns the list of failure messages
+    (empty = pass). Raises LoadError for a weights or golden file that cannot be used."""
+    vm = build_vm(TARGET, weights)
+    inputs = load_safetensors(os.path.join(golden, "inputs.safetensors"), INPUT_SPECS)
+    expected = load_safetensors(os.path.join(golden, "outputs.safetensors"), OUTPUT_SPECS)
     got = run_model(vm, [inputs[name] for name, _ in INPUTS])
     if len(got) != len(OUTPUTS):
         return ["the model returned %d outputs, the graph has %d" % (len(got), len(OUTPUTS))]
@@ -123,12 +132,18 @@ def test_golden():
     assert not failures, "\n".join(failures)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--atol", type=float, default=None, help="for every output (default: %g, float16 %g)" % (ATOL, HALF_ATOL))
     parser.add_argument("--rtol", type=float, default=None, help="for every output (default: %g, float16 %g)" % (RTOL, HALF_RTOL))
-    args = parser.parse_args()
-    failures = run_golden(args.atol, args.rtol)
+    parser.add_argument("--weights", default=None, help="weights file (default: weights.safetensors next to model.py)")
+    parser.add_argument("--golden", default=GOLDEN, help="golden folder with inputs.safetensors, outputs.safetensors (default: %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        failures = run_golden(args.atol, args.rtol, args.weights, args.golden)
+    except LoadError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
     print("FAILED" if failures else "PASSED")
     return 1 if failures else 0
 

@@ -1,0 +1,264 @@
+"""Corrupt weights and golden files against the loaders of every generated project type.
+
+One small model (TinyNet below: two inputs, two linear layers, four float32 weights), exported with
+python/msc_export as the examples are, is generated for torch, numpy, relax (on the fake TVM of
+tests/relax; also on real TVM when MSC_TVM_HOME is set) and vulkan (one project, built once with
+AddressSanitizer + UndefinedBehaviorSanitizer). corrupt_corpus.py derives its corrupt variants from
+each of weights.safetensors, golden/inputs.safetensors and golden/outputs.safetensors, plus an
+absent weights file; every project's golden test runs once per variant (`--weights FILE` or
+`--golden DIR`) and must
+  - exit with status 2 and print one line "error: <message>" holding the variant's expected
+    substring, the corrupt file's path and, where there is one, the tensor's name ('name');
+  - not raise: no exception escapes the Python harness (a traceback from inside numpy, torch or
+    TVM), and the Vulkan binary dies of no signal and prints no sanitizer report.
+The untouched files must pass (status 0) in every project, so a failure is the loader's.
+Python projects run all their cases in one process (run_cases.py: torch and TVM are imported once);
+two cases per Python project also run as real `python3 test_model.py` processes.
+
+Environment: MSC_CODEGEN (the binary, required), MSC_LOADERS_WORK (a folder kept between runs, where
+the Vulkan project is built incrementally; default: a temporary folder), MSC_LOADERS_VULKAN=0 to
+skip vulkan (tests/loaders.cmake sets it when the Vulkan loader or glslc is missing),
+MSC_SHARED_REFERENCE_DIR (for the fake TVM), MSC_TVM_HOME (optional: real TVM as well).
+"""
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import corrupt_corpus  # noqa: E402
+
+PY = "/usr/bin/python3"
+FAKE_TVM = os.path.join(ROOT, "tests", "relax", "fake_tvm")
+REFERENCE = os.environ.get("MSC_SHARED_REFERENCE_DIR") or os.path.join(ROOT, "..", "shared", "reference")
+HELPER = os.path.join("helpers", "load_safetensors.py.j2")
+# Substrings that mean a crash or a sanitizer finding in the Vulkan binary's output.
+SANITIZER_MARKS = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer",
+                   "terminate called", "Aborted", "Segmentation fault")
+
+
+def codegen():
+    path = os.environ.get("MSC_CODEGEN")
+    if not path or not os.path.isfile(path):
+        pytest.fail("MSC_CODEGEN must name the msc-codegen binary (got %r); run through ctest" % path)
+    return path
+
+
+def python_backends():
+    backends = ["torch", "numpy", "relax"]
+    if os.environ.get("MSC_TVM_HOME"):
+        backends.append("relax-tvm")
+    return backends
+
+
+def backend_env(backend):
+    """The environment a Python project of `backend` runs in."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    if backend == "relax":
+        env.update(PYTHONPATH=FAKE_TVM, FAKE_TVM_FLAVOR="v0.20", MSC_SHARED_REFERENCE_DIR=REFERENCE)
+    elif backend == "relax-tvm":
+        home = os.environ["MSC_TVM_HOME"]
+        env.update(PYTHONPATH=os.path.join(home, "python"), TVM_LIBRARY_PATH=os.path.join(home, "build"))
+        env.pop("FAKE_TVM_FLAVOR", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def work(tmp_path_factory):
+    path = os.environ.get("MSC_LOADERS_WORK")
+    if not path:
+        return str(tmp_path_factory.mktemp("loaders"))
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def export(work):
+    """TinyNet exported (graph.json, weights.safetensors, golden/) with msc_export, seeded."""
+    import torch
+    from torch import nn
+    from msc_export import export_torch
+
+    class TinyNet(nn.Module):
+        """y = fc2(relu(fc1(x))) + b: x float32 [2, 6], b float32 [2, 4]; weights [5, 6] [5] [4, 5] [4]."""
+
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(6, 5)
+            self.fc2 = nn.Linear(5, 4)
+
+        def forward(self, x, b):
+            return self.fc2(torch.relu(self.fc1(x))) + b
+
+    out = os.path.join(work, "export")
+    shutil.rmtree(out, ignore_errors=True)
+    torch.manual_seed(0)
+    export_torch(TinyNet().eval(), [[2, 6], [2, 4]], out, seed=0)
+    return out
+
+
+@pytest.fixture(scope="session")
+def cases(export, work):
+    """[{id, kind, argv, file, expect, tensor}]: one per corrupt variant of each file, plus the
+    baseline (no corruption, must pass) and an absent weights file."""
+    root = os.path.join(work, "corpus")
+    shutil.rmtree(root, ignore_errors=True)
+    golden = os.path.join(export, "golden")
+    result = [{"id": "baseline", "kind": None, "argv": [], "file": None, "expect": None, "tensor": None}]
+    absent = os.path.join(root, "no_such_weights.safetensors")
+    result.append({"id": "weights-absent", "kind": "weights", "argv": ["--weights", absent], "file": absent,
+                   "expect": "not found or not readable", "tensor": None})
+    sources = {"weights": os.path.join(export, "weights.safetensors"),
+               "inputs": os.path.join(golden, "inputs.safetensors"),
+               "outputs": os.path.join(golden, "outputs.safetensors")}
+    for kind, src in sources.items():
+        manifest = corrupt_corpus.write_corpus(src, os.path.join(root, kind), kind)
+        for variant, v in sorted(manifest.items()):
+            case = {"id": "%s-%s" % (kind, variant), "kind": kind, "expect": v["expect"], "tensor": v["tensor"]}
+            if kind == "weights":
+                case.update(argv=["--weights", v["file"]], file=v["file"])
+            else:  # a golden folder holding the corrupt file and the other, untouched one
+                folder = os.path.join(root, "golden", case["id"])
+                os.makedirs(folder)
+                other = "outputs" if kind == "inputs" else "inputs"
+                shutil.copyfile(v["file"], os.path.join(folder, kind + ".safetensors"))
+                shutil.copyfile(sources[other], os.path.join(folder, other + ".safetensors"))
+                case.update(argv=["--golden", folder], file=os.path.join(folder, kind + ".safetensors"))
+            result.append(case)
+    return result
+
+
+def generate(export, backend, out):
+    proc = subprocess.run([codegen(), "generate", "--graph", os.path.join(export, "graph.json"), "--weights",
+                           os.path.join(export, "weights.safetensors"), "--golden", os.path.join(export, "golden"),
+                           "--backend", backend, "--out", out, "--force"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def check(case, status, stdout, stderr, escaped=None):
+    """Problems (strings) of one run against the case's expectation; [] when it is as required."""
+    if case["expect"] is None:
+        return [] if status == 0 and escaped is None else ["the untouched files fail (status %r):\n%s%s%s" % (
+            status, stdout[-2000:], stderr[-2000:], escaped or "")]
+    problems = []
+    if escaped is not None:
+        problems.append("an exception escaped the harness:\n" + escaped)
+    if status != 2:
+        problems.append("exit status %r, expected 2" % (status,))
+    errors = [line for line in stderr.splitlines() if line.startswith("error: ")]
+    if len(errors) != 1:
+        problems.append("expected one 'error: ' line on stderr, got %d" % len(errors))
+    else:
+        line = errors[0]
+        for need in [case["expect"], case["file"]] + ([repr(case["tensor"])] if case["tensor"] else []):
+            if need not in line:
+                problems.append("the error does not contain %r" % need)
+    if "Traceback" in stdout + stderr:
+        problems.append("a Python traceback was printed")
+    return ["%s: %s\n    stderr: %s" % (case["id"], p, stderr.strip()[-600:]) for p in problems]
+
+
+def test_helper_copies_identical():
+    """templates/{torch,relax,numpy}/helpers/load_safetensors.py.j2 are one loader: the template
+    engine cannot include across backends (templates/README.md), so each backend has a copy; they
+    must stay byte-identical, and plain Python (no template syntax)."""
+    texts = {}
+    for backend in ("torch", "relax", "numpy"):
+        with open(os.path.join(ROOT, "templates", backend, HELPER), encoding="utf-8") as f:
+            texts[backend] = f.read()
+    assert texts["relax"] == texts["torch"] and texts["numpy"] == texts["torch"], \
+        "the loader copies differ: edit templates/torch/%s and copy it to relax/ and numpy/" % HELPER
+    for marker in ("{{", "{%", "{#"):
+        assert marker not in texts["torch"]
+
+
+@pytest.mark.parametrize("backend", python_backends())
+def test_python_project_rejects_corrupt_files(backend, export, cases, work, tmp_path):
+    project = generate(export, "relax" if backend == "relax-tvm" else backend, str(tmp_path / backend))
+    spec, results = tmp_path / "cases.json", tmp_path / "results.json"
+    spec.write_text(json.dumps([{"id": c["id"], "argv": c["argv"]} for c in cases]))
+    proc = subprocess.run([PY, os.path.join(HERE, "run_cases.py"), project, str(spec), str(results)],
+                          capture_output=True, text=True, env=backend_env(backend), timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = json.loads(results.read_text())
+    problems = []
+    for case in cases:
+        r = got[case["id"]]
+        problems += check(case, r["status"], r["stdout"], r["stderr"], r["escaped"])
+    assert not problems, "%d of %d cases wrong:\n%s" % (len(problems), len(cases), "\n".join(problems))
+    # Two cases as the user runs them: a real process, one line on stderr, no traceback.
+    by_id = {c["id"]: c for c in cases}
+    for case in (by_id["weights-overlap"], by_id["inputs-header_not_utf8"]):
+        run = subprocess.run([PY, "test_model.py", *case["argv"]], cwd=project, capture_output=True, text=True,
+                             env=backend_env(backend), timeout=600)
+        problems += check(case, run.returncode, run.stdout, run.stderr)
+        if run.stderr.count("\n") != 1:
+            problems.append("%s: stderr is not exactly one line:\n%s" % (case["id"], run.stderr))
+    assert not problems, "\n".join(problems)
+
+
+def sync_tree(src, dst):
+    """Makes folder `dst` a copy of `src`, rewriting only files whose bytes differ (so an
+    incremental build of `dst` recompiles only what changed)."""
+    wanted = set()
+    for folder, _, files in os.walk(src):
+        for name in files:
+            rel = os.path.relpath(os.path.join(folder, name), src)
+            wanted.add(rel)
+            a, b = os.path.join(src, rel), os.path.join(dst, rel)
+            with open(a, "rb") as f:
+                data = f.read()
+            if os.path.isfile(b):
+                with open(b, "rb") as f:
+                    if f.read() == data:
+                        continue
+            os.makedirs(os.path.dirname(b), exist_ok=True)
+            with open(b, "wb") as f:
+                f.write(data)
+    for folder, _, files in os.walk(dst):
+        for name in files:
+            path = os.path.join(folder, name)
+            if os.path.relpath(path, dst) not in wanted:
+                os.remove(path)
+
+
+@pytest.mark.skipif(os.environ.get("MSC_LOADERS_VULKAN") == "0", reason="no Vulkan loader or glslc")
+def test_vulkan_project_rejects_corrupt_files(export, cases, work):
+    base = os.path.join(work, "vulkan")
+    fresh, project, build = (os.path.join(base, d) for d in ("fresh", "project", "build"))
+    generate(export, "vulkan", fresh)
+    os.makedirs(project, exist_ok=True)
+    sync_tree(fresh, project)
+    flags = "-O0 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+    configure = ["cmake", "-S", project, "-B", build, "-DCMAKE_BUILD_TYPE=Debug", "-DCMAKE_CXX_FLAGS=" + flags,
+                 "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"]
+    if shutil.which("ccache"):
+        configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+    for cmd in (configure, ["cmake", "--build", build, "-j2"]):
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
+        assert proc.returncode == 0, "%s failed:\n%s%s" % (" ".join(cmd), proc.stdout[-4000:], proc.stderr[-4000:])
+    binary = os.path.join(build, "model")
+    # Leak checking is off: the Mesa driver leaks at exit (outside this code); UBSan halts on the
+    # first finding, ASan on the first error.
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
+
+    def run(case):
+        proc = subprocess.run([binary, *case["argv"]], capture_output=True, text=True, env=env, timeout=120)
+        problems = check(case, proc.returncode, proc.stdout, proc.stderr)
+        if proc.returncode < 0:
+            problems.append("%s: killed by signal %d" % (case["id"], -proc.returncode))
+        problems += ["%s: crash or sanitizer output %r:\n%s" % (case["id"], m, proc.stderr[-3000:])
+                     for m in SANITIZER_MARKS if m in proc.stdout + proc.stderr]
+        return problems
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        problems = [p for ps in pool.map(run, cases) for p in ps]
+    assert not problems, "%d problems in %d cases:\n%s" % (len(problems), len(cases), "\n".join(problems))
