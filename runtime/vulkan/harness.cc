@@ -148,13 +148,34 @@ void Bench(Model& model, const MainOptions& opt) {
   std::printf("bench: %s\n", s.Summary().c_str());
 }
 
+// "profile: ..." then one line per op type, most GPU time first:
+//   "  nn/conv2d            20 dispatches    12.345 ms   45.6%"
+void PrintProfile(const Program& program) {
+  const size_t runs = program.profiled_runs();
+  if (runs == 0) return;
+  std::vector<std::pair<std::string, Program::ProfileEntry>> rows(program.Profile().begin(),
+                                                                  program.Profile().end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.total_ns > b.second.total_ns; });
+  double total = 0;
+  for (const auto& r : rows) total += r.second.total_ns;
+  std::printf(
+      "profile: GPU time per op type, mean of %zu run(s) (timestamps; each dispatch with "
+      "the barrier before it): %.3f ms\n",
+      runs, total / runs / 1e6);
+  for (const auto& [stem, e] : rows)
+    std::printf("  %-28s %4zu dispatches %10.3f ms %6.1f%%\n", stem.c_str(), e.dispatches,
+                e.total_ns / runs / 1e6, total > 0 ? 100.0 * e.total_ns / total : 0.0);
+}
+
 }  // namespace
 
 std::string Usage(const std::string& program) {
   return "usage: " + program +
          " [--device INDEX] [--weights PATH] [--golden PATH] [--atol X] [--rtol X]\n"
-         "       [--bench N] [--warmup N] [--validation] [--verbose] [--list-devices]\n"
-         "Runs the golden check (default) or N timed inferences (--bench N).\n"
+         "       [--bench N] [--warmup N] [--profile] [--validation] [--verbose] [--list-devices]\n"
+         "Runs the golden check (default) or N timed inferences (--bench N); --profile adds the\n"
+         "GPU time per op type, from timestamp queries around every dispatch.\n"
          "Environment: MSC_VK_DEVICE=INDEX selects the device when --device is absent.\n";
 }
 
@@ -184,6 +205,8 @@ MainOptions ParseMainOptions(const std::vector<std::string>& args, const MainOpt
       o.validation = true;
     else if (a == "--verbose")
       o.verbose = true;
+    else if (a == "--profile")
+      o.profile = true;
     else if (a == "--list-devices")
       o.list_devices = true;
     else if (a == "-h" || a == "--help")
@@ -214,12 +237,14 @@ int RunMain(int argc, char** argv, const BuildFn& build, const MainOptions& defa
     Context ctx(copt);
     std::printf("device: %s\n", ctx.Describe().c_str());
     std::unique_ptr<Model> model = build(ctx, opt.weights);
+    if (opt.profile) model->program().EnableProfiling();
     int status = 0;
     if (opt.bench > 0) {
       Bench(*model, opt);
     } else {
       status = GoldenCheck(*model, opt);
     }
+    if (opt.profile) PrintProfile(model->program());
     model.reset();
     if (ctx.message_count() > 0) {
       std::printf("FAIL: %zu Vulkan validation message(s) reported\n", ctx.message_count());

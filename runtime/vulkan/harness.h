@@ -37,6 +37,7 @@ struct MainOptions {
   bool validation = false;    // --validation
   bool list_devices = false;  // --list-devices
   bool verbose = false;       // --verbose
+  bool profile = false;       // --profile: GPU time per op type (timestamp queries)
   bool help = false;          // -h / --help
 };
 

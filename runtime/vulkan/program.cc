@@ -153,6 +153,7 @@ Program::~Program() {
   VkDevice dev = ctx_.device();
   vkQueueWaitIdle(ctx_.queue());
   if (fence_) vkDestroyFence(dev, fence_, nullptr);
+  if (queries_) vkDestroyQueryPool(dev, queries_, nullptr);
   if (cmd_) vkFreeCommandBuffers(dev, ctx_.command_pool(), 1, &cmd_);
   if (pool_) vkDestroyDescriptorPool(dev, pool_, nullptr);
   for (VkBufferView v : views_) vkDestroyBufferView(dev, v, nullptr);
@@ -421,6 +422,11 @@ void Program::Record() {
 
   std::vector<Range> pending_reads, pending_writes;
   VkPipeline bound = VK_NULL_HANDLE;
+  if (queries_) {
+    vkCmdResetQueryPool(cmd_, queries_, 0, static_cast<uint32_t>(dispatches_.size() + 1));
+    vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, 0);
+  }
+  uint32_t query = 0;
   for (const DispatchCmd& d : dispatches_) {
     const Kernel& k = *d.kernel;
     std::vector<Range> reads, writes;
@@ -465,6 +471,8 @@ void Program::Record() {
                          static_cast<uint32_t>(k.push.size()), k.push.data());
     }
     vkCmdDispatch(cmd_, d.groups[0], d.groups[1], d.groups[2]);
+    if (queries_)
+      vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, ++query);
     pending_reads.insert(pending_reads.end(), reads.begin(), reads.end());
     pending_writes.insert(pending_writes.end(), writes.begin(), writes.end());
   }
@@ -496,9 +504,38 @@ void Program::Finalize() {
   finalized_ = true;
 }
 
+void Program::EnableProfiling() {
+  if (finalized_) throw Error("Program::EnableProfiling() must come before the first Run()");
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx_.physical_device(), &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx_.physical_device(), &n, families.data());
+  if (ctx_.queue_family() >= n || families[ctx_.queue_family()].timestampValidBits == 0)
+    throw Error("profiling: device " + ctx_.info().name +
+                " has no timestamps on its compute queue (timestampValidBits 0)");
+  VkQueryPoolCreateInfo qci{};
+  qci.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+  qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  qci.queryCount = static_cast<uint32_t>(dispatches_.size() + 1);
+  VkCheck(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &queries_), "vkCreateQueryPool");
+}
+
 void Program::Run() {
   Finalize();
   ctx_.SubmitAndWait(cmd_, fence_);
+  if (!queries_) return;
+  std::vector<uint64_t> ts(dispatches_.size() + 1);
+  VkCheck(vkGetQueryPoolResults(ctx_.device(), queries_, 0, static_cast<uint32_t>(ts.size()),
+                                ts.size() * sizeof(uint64_t), ts.data(), sizeof(uint64_t),
+                                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+          "vkGetQueryPoolResults");
+  const double period_ns = ctx_.limits().timestampPeriod;
+  for (size_t i = 0; i < dispatches_.size(); ++i) {
+    ProfileEntry& e = profile_[dispatches_[i].kernel->stem];
+    if (profiled_runs_ == 0) ++e.dispatches;
+    e.total_ns += static_cast<double>(ts[i + 1] - ts[i]) * period_ns;
+  }
+  ++profiled_runs_;
 }
 
 }  // namespace msc_vk

@@ -126,6 +126,19 @@ class Program {
   // One vkQueueSubmit of the recorded command buffer, then a fence wait (with timeout).
   void Run();
 
+  // Per-dispatch GPU time (timestamp queries): call before the first Run(). Each Run() then adds
+  // the time between the timestamps around every dispatch (including the barrier before it) to
+  // Profile(). Error if the device's compute queue has no timestamps (timestampValidBits 0).
+  void EnableProfiling();
+  // GPU time per kernel stem ("nn/conv2d": {dispatches per run, total ns over all runs}), and the
+  // number of runs profiled. Empty unless EnableProfiling() was called.
+  struct ProfileEntry {
+    size_t dispatches = 0;
+    double total_ns = 0;
+  };
+  const std::map<std::string, ProfileEntry>& Profile() const { return profile_; }
+  size_t profiled_runs() const { return profiled_runs_; }
+
   size_t num_kernels() const { return kernels_.size(); }
   size_t num_dispatches() const { return dispatches_.size(); }
   size_t num_barriers() const { return num_barriers_; }  // after Finalize()
@@ -156,6 +169,9 @@ class Program {
   VkFence fence_ = VK_NULL_HANDLE;
   bool finalized_ = false;
   size_t num_barriers_ = 0;
+  VkQueryPool queries_ = VK_NULL_HANDLE;  // profiling: dispatches + 1 timestamps
+  std::map<std::string, ProfileEntry> profile_;
+  size_t profiled_runs_ = 0;
 };
 
 }  // namespace msc_vk
