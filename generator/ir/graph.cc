@@ -1,5 +1,6 @@
 #include "generator/ir/graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -76,6 +77,17 @@ std::optional<std::pair<std::string, int64_t>> SplitTensorName(const std::string
   for (char c : idx)
     if (c < '0' || c > '9') return std::nullopt;
   return std::make_pair(tensor_name.substr(0, pos), std::stoll(idx));
+}
+
+std::vector<std::string> ParentsOf(const std::vector<std::string>& inputs) {
+  std::vector<std::string> parents;
+  for (const auto& in : inputs) {
+    auto split = SplitTensorName(in);
+    std::string producer = split ? std::move(split->first) : in;
+    if (std::find(parents.begin(), parents.end(), producer) == parents.end())
+      parents.push_back(std::move(producer));
+  }
+  return parents;
 }
 
 namespace {

@@ -95,6 +95,11 @@ struct MSCGraph {
 /// Returns nullopt if there is no ':' or idx is not a non-negative integer.
 std::optional<std::pair<std::string, int64_t>> SplitTensorName(const std::string& tensor_name);
 
+/// A node's `parents` as MSC writes them: the distinct producers of `inputs` ("<node>:<idx>") in
+/// first-use order (a name without a valid ":<idx>" counts as its own producer; Validate reports
+/// it). Source: the MSCJoint constructor in tvm/src/contrib/msc/core/ir/graph.cc (added_parents).
+std::vector<std::string> ParentsOf(const std::vector<std::string>& inputs);
+
 /// Default limit on the node count of a graph (`--max-nodes`): 250,000 nodes need about 5 GB of
 /// memory to generate (measured ~19 KB/node for torch, ~25 KB/node for vulkan).
 inline constexpr size_t kDefaultMaxNodes = 250000;

@@ -180,15 +180,7 @@ std::vector<Folded> FoldBatchNorm(MSCGraph& graph, weights::TensorMap& weights) 
         changed = true;
       }
     }
-    if (changed) {
-      n.parents.clear();
-      for (const auto& in : n.inputs) {
-        auto s = ir::SplitTensorName(in);
-        const std::string p = s ? s->first : in;
-        if (std::find(n.parents.begin(), n.parents.end(), p) == n.parents.end())
-          n.parents.push_back(p);
-      }
-    }
+    if (changed) n.parents = ir::ParentsOf(n.inputs);
     kept.push_back(std::move(n));
   }
   graph.nodes = std::move(kept);

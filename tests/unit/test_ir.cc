@@ -79,6 +79,12 @@ TEST_CASE("tensor names split on the last colon") {
   CHECK_FALSE(msc::ir::SplitTensorName("a:x"));
 }
 
+TEST_CASE("parents are the distinct producers of the inputs in first-use order") {
+  using V = std::vector<std::string>;
+  CHECK(msc::ir::ParentsOf({"b:1", "a:0", "b:0", "a:b:2", "a:0"}) == V{"b", "a", "a:b"});
+  CHECK(msc::ir::ParentsOf({}).empty());
+}
+
 TEST_CASE("syntax errors name file, line and column") {
   try {
     msc::ir::ParseGraph("{\n  \"name\": \"main\",\n  \"inputs\": [,]\n}", "bad.json");
