@@ -13,6 +13,24 @@ namespace msc::tmpl {
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
+// Builtin filter/test implementations (filters.cc, builtin_tests.cc), resolved at parse time.
+using FilterImpl = Value (*)(Interp& in, const Value& v, ValueList& args, Kwargs& kwargs);
+using TestImpl = bool (*)(Interp& in, const Value& v, ValueList& args, Kwargs& kwargs);
+// A builtin filter returning a str, writing it to `out` instead (`{{ x|join(", ") }}`).
+using FilterAppendImpl = void (*)(Interp& in, const Value& v, ValueList& args, Kwargs& kwargs,
+                                  std::string& out);
+
+// Binary and comparison operators, resolved at parse time.
+enum class BinOp : uint8_t { kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow };
+enum class CmpOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kIn, kNotIn };
+const char* BinOpName(BinOp op);  // "+", "-", ...
+const char* CmpOpName(CmpOp op);  // "==", "<", ... ("in", "not in")
+
+// Which receivers have a Python method of a given name (Jinja2's getattr prefers a str/dict/
+// list method over a dict key of the same name): bits of MethodMask(name).
+enum : uint8_t { kStrMethod = 1, kDictMethod = 2, kListMethod = 4, kTupleMethod = 8 };
+uint8_t MethodMask(const std::string& name);  // methods.cc
+
 struct Expr {
   enum class K : uint8_t {
     kConst,       // value
@@ -40,10 +58,19 @@ struct Expr {
   K kind = K::kConst;
   int line = 0;
   int col = 0;
-  Value value;                   // kConst
-  std::string name;              // kName, kGetAttr, kFilter, kTest, kBinary
-  std::vector<ExprPtr> items;    // operands
-  std::vector<std::string> ops;  // kCompare operators: == != < <= > >= in notin
+  Value value;          // kConst
+  std::string name;     // kName, kGetAttr, kFilter, kTest, kBinary
+  uint64_t hash = 0;    // kName, kGetAttr: HashStr(name)
+  uint8_t methods = 0;  // kGetAttr: MethodMask(name)
+  // kGetAttr: the entry index where `name` was last found in a native dict (dicts built from
+  // the same JSON shape keep their keys in the same order: checked first).
+  mutable uint32_t slot_hint = 0;
+  BinOp op = BinOp::kAdd;                    // kBinary
+  FilterImpl filter = nullptr;               // kFilter: the builtin filter `name` (null: none)
+  FilterAppendImpl filter_append = nullptr;  // kFilter: its appending form, if it has one
+  TestImpl test = nullptr;                   // kTest: the builtin test `name` (null: none)
+  std::vector<ExprPtr> items;                // operands
+  std::vector<CmpOp> ops;                    // kCompare operators
   // Call arguments (kCall, kFilter, kTest): positional args, keyword args, *args, **kwargs.
   std::vector<ExprPtr> args;
   std::vector<std::pair<std::string, ExprPtr>> kwargs;
@@ -57,6 +84,7 @@ using Body = std::vector<NodePtr>;
 
 struct MacroParam {
   std::string name;
+  uint64_t hash = 0;      // HashStr(name)
   ExprPtr default_value;  // may be null
 };
 
@@ -83,6 +111,7 @@ struct Node {
   int col = 0;
   std::string text;            // kText
   std::string name;            // kMacro name, kImport alias
+  uint64_t hash = 0;           // HashStr(name)
   ExprPtr expr;                // main expression
   ExprPtr target;              // assignment target (kName, kTuple of targets, kGetAttr for ns.attr)
   ExprPtr cond;                // kFor filter condition
@@ -92,13 +121,17 @@ struct Node {
   Body else_body;
   std::vector<MacroParam> params;
   std::vector<std::pair<std::string, std::string>> names;  // kFromImport (name, alias)
+  std::vector<uint64_t> alias_hashes;                      // kFromImport: HashStr(alias)
   std::vector<ExprPtr> targets;                            // kWith
   std::vector<ExprPtr> values;                             // kWith
   bool ignore_missing = false;
   bool with_context = false;
   bool recursive = false;  // kFor: `recursive` (the body may call loop(items))
-  bool scoped = false;     // kBlock: sees the local variables where it is rendered
-  bool required = false;   // kBlock: must be overridden by a template extending this one
+  // kFor: whether the body can see `loop` (names it, or has a block that a child template's
+  // scoped block could override); otherwise no loop object is made.
+  bool uses_loop = true;
+  bool scoped = false;    // kBlock: sees the local variables where it is rendered
+  bool required = false;  // kBlock: must be overridden by a template extending this one
   // kBlock: rendered at the top level of the template (not inside a for/macro/block/...), so
   // skipped once the template has run an `extends` (Jinja2's frame.toplevel).
   bool toplevel = false;
@@ -108,6 +141,8 @@ struct Node {
   bool uses_kwargs = false;
 };
 
+bool MentionsLoop(const Body& body);  // parser.cc: some expression in `body` names `loop`
+
 // A parsed template. `name` is the path used in error messages; `load_name` the name it was
 // loaded by (e.g. "base.j2"; equal to `name` for templates rendered from a string).
 struct Template {
@@ -116,6 +151,10 @@ struct Template {
   Body body;
   std::vector<const Node*> blocks;  // every {% block %} at any depth, in source order
   bool has_extends = false;         // has an {% extends %} (always at the top level)
+  // Whether an include with context must give it a scope of its own: it assigns names at its
+  // top level (set, macro, import), has blocks or extends, or names `loop` (which an included
+  // template must not see). Otherwise it renders directly in the includer's scope.
+  bool include_needs_scope = true;
 };
 
 }  // namespace msc::tmpl

@@ -9,6 +9,13 @@
 #include "generator/tmpl/parser.h"
 
 namespace msc::tmpl {
+
+struct DataImpl {
+  Arena arena;  // payloads of parsed text (declared first: destroyed after `root`)
+  Value root;
+  size_t text_size = 0;  // of the JSON text parsed (0: not parsed from text)
+};
+
 namespace {
 
 // Jinja2 reports unknown filters/tests at compile time, except inside "soft" frames (the test
@@ -84,9 +91,9 @@ class Validator {
 
 void EnvData::Validate(const Template& t) const { Validator(t, *this).CheckBody(t.body, false); }
 
-std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
+const Template* EnvData::Load(const std::string& name) {
   auto hit = file_cache.find(name);  // fast path: names that are already normalized
-  if (hit != file_cache.end()) return hit->second;
+  if (hit != file_cache.end()) return hit->second.get();
   // jinja2.loaders.split_template_path
   std::string key;
   size_t pos = 0;
@@ -100,7 +107,7 @@ std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
     pos = slash + 1;
   }
   auto it = file_cache.find(key);
-  if (it != file_cache.end()) return it->second;
+  if (it != file_cache.end()) return it->second.get();
   if (key.empty()) return nullptr;
   namespace fs = std::filesystem;
   fs::path path = search_root.empty() ? fs::path(key) : fs::path(search_root) / key;
@@ -112,9 +119,9 @@ std::shared_ptr<const Template> EnvData::Load(const std::string& name) {
   ss << in.rdbuf();
   std::unique_ptr<Template> parsed = Parse(ss.str(), path.string());
   parsed->load_name = key;
-  std::shared_ptr<const Template> t = std::move(parsed);
-  Validate(*t);
-  file_cache[key] = t;
+  Validate(*parsed);
+  const Template* t = parsed.get();
+  file_cache[key] = std::move(parsed);
   return t;
 }
 
@@ -146,11 +153,11 @@ void Environment::AddFilter(const std::string& name, Function f) {
 }
 
 void Environment::AddGlobal(const std::string& name, Json value) {
-  d_->globals[name] = Value::OwnJson(std::move(value));
+  d_->globals[name] = FromJsonDeep(value);
 }
 
 void Environment::AddFunction(const std::string& name, Function f) {
-  d_->globals[name] = Value::Obj(std::make_shared<NativeFunction>(
+  d_->globals[name] = Value::Obj(MakeRc<NativeFunction>(
       name, [name, f = std::move(f)](Interp&, ValueList& args, Kwargs& kwargs) {
         std::vector<Json> jargs;
         for (const Value& a : args) jargs.push_back(a.ToJson());
@@ -162,32 +169,36 @@ void Environment::AddFunction(const std::string& name, Function f) {
         } catch (const std::exception& e) {
           throw OpError("function '" + name + "' failed: " + e.what());
         }
-        return Value::OwnJson(std::move(result));
+        return FromJsonDeep(result);
       }));
 }
 
-std::string Environment::RenderParsed(const std::shared_ptr<const Template>& t, const Json& data) {
-  if (!data.is_object() && !data.is_null())
-    throw msc::Error(t->name + ": render data must be a JSON object, got " +
-                     std::string(data.type_name()));
+std::string Environment::RenderParsed(const Template& t, const Value& data, size_t reserve) {
+  if (!data.is_dict() && !data.is_none())
+    throw msc::Error(t.name + ": render data must be a JSON object, got " +
+                     (data.is_seq()      ? "array"
+                      : data.is_string() ? "string"
+                      : data.is_bool()   ? "boolean"
+                                         : "number"));
   std::string out;
+  out.reserve(reserve);
   try {
     Interp in(*d_);
-    auto scope = std::make_shared<Scope>();
-    if (data.is_object()) scope->data = &data;
-    in.RenderTemplate(*t, scope, out);
+    auto scope = MakeRc<Scope>();
+    scope->data = data;
+    in.RenderTemplate(t, scope, out);
   } catch (const msc::Error&) {
     throw;
   } catch (const OpError& e) {
-    throw msc::Error(t->name + ": " + e.what());
+    throw msc::Error(t.name + ": " + e.what());
   } catch (const std::exception& e) {
-    throw msc::Error(t->name + ": internal error: " + e.what());
+    throw msc::Error(t.name + ": internal error: " + e.what());
   }
   return out;
 }
 
-std::string Environment::Render(const std::string& template_name, const Json& data) {
-  std::shared_ptr<const Template> t;
+const Template& Environment::Find(const std::string& template_name) {
+  const Template* t = nullptr;
   try {
     t = d_->Load(template_name);
   } catch (const OpError& e) {
@@ -196,12 +207,58 @@ std::string Environment::Render(const std::string& template_name, const Json& da
   if (!t)
     throw msc::Error(template_name + ": template not found (search root '" + d_->search_root +
                      "')");
-  return RenderParsed(t, data);
+  return *t;
+}
+
+std::string Environment::Render(const std::string& template_name, const Json& data) {
+  const Template& t = Find(template_name);
+  if (!data.is_object() && !data.is_null())
+    throw msc::Error(t.name + ": render data must be a JSON object, got " +
+                     std::string(data.type_name()));
+  return RenderParsed(t, data.is_object() ? Value::ViewJson(data) : Value());
+}
+
+std::string Environment::Render(const std::string& template_name, const Data& data) {
+  // Outputs are usually of the order of their data: for large data, reserve that much up front
+  // (no copies while the output grows; untouched capacity costs nothing).
+  const size_t reserve = data.d_->text_size >= (size_t{64} << 10) ? data.d_->text_size : 0;
+  return RenderParsed(Find(template_name), data.d_->root, reserve);
 }
 
 std::string Environment::RenderString(const std::string& source, const Json& data,
                                       const std::string& name) {
-  return RenderParsed(d_->FromString(source, name), data);
+  std::shared_ptr<const Template> t = d_->FromString(source, name);
+  if (!data.is_object() && !data.is_null())
+    throw msc::Error(t->name + ": render data must be a JSON object, got " +
+                     std::string(data.type_name()));
+  return RenderParsed(*t, data.is_object() ? Value::ViewJson(data) : Value());
+}
+
+// ---- Data ----
+Data::Data() : d_(std::make_shared<DataImpl>()) {}
+Data::~Data() = default;
+Data::Data(const Data&) = default;
+Data& Data::operator=(const Data&) = default;
+
+Data Data::ParseJson(std::string_view text, const std::string& what) {
+  Data d;
+  try {
+    d.d_->root = ParseJsonValue(text, &d.d_->arena);
+    d.d_->text_size = text.size();
+  } catch (const OpError& e) {
+    throw msc::Error(what + ": invalid JSON: " + e.what());
+  }
+  return d;
+}
+
+Data Data::FromJson(const Json& j) {
+  Data d;
+  try {
+    d.d_->root = FromJsonDeep(j);
+  } catch (const OpError& e) {
+    throw msc::Error(std::string("render data: ") + e.what());
+  }
+  return d;
 }
 
 }  // namespace msc::tmpl

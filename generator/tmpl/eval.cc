@@ -69,10 +69,14 @@ void Interp::CheckCallable(const Expr& callee, const Value& fn) const {
 
 Value Interp::Lookup(const std::string& name, const Scope& scope, int line, int col) {
   Value v;
-  if (scope.Find(name, &v)) return v;
+  if (scope.Find(name, HashStr(name), &v)) return v;
+  return LookupGlobal(name, line, col);
+}
+
+Value Interp::LookupGlobal(const std::string& name, int line, int col) {
   if (name == "self" && ctx_.scope) {  // Jinja2's TemplateReference(context)
     Register(ctx_.scope);              // it holds the context scope, which may come to hold it
-    return Value::Obj(std::make_shared<TemplateReference>(ctx_));
+    return Value::Obj(MakeRc<TemplateReference>(ctx_));
   }
   auto it = env_.globals.find(name);
   if (it != env_.globals.end()) return it->second;
@@ -84,7 +88,7 @@ Value Interp::GetAttr(const Value& obj, const std::string& name) {
     case Value::Kind::kUndefined:
       ThrowUndefined(obj);
     case Value::Kind::kDict: {
-      if (HasMethod(obj, name)) return Value::Obj(std::make_shared<BoundMethod>(obj, name));
+      if (HasMethod(obj, name)) return Value::Obj(MakeRc<BoundMethod>(obj, name));
       Value v;
       if (obj.Get(name, &v)) return v;
       break;
@@ -92,7 +96,7 @@ Value Interp::GetAttr(const Value& obj, const std::string& name) {
     case Value::Kind::kString:
     case Value::Kind::kList:
     case Value::Kind::kTuple:
-      if (HasMethod(obj, name)) return Value::Obj(std::make_shared<BoundMethod>(obj, name));
+      if (HasMethod(obj, name)) return Value::Obj(MakeRc<BoundMethod>(obj, name));
       break;
     case Value::Kind::kObject: {
       Value v;
@@ -148,7 +152,7 @@ Value Interp::GetItem(const Value& obj, const Value& key) {
       Value v;
       if (obj.obj()->GetAttr(key.s(), &v)) return v;
     } else if (HasMethod(obj, key.s())) {
-      return Value::Obj(std::make_shared<BoundMethod>(obj, key.s()));
+      return Value::Obj(MakeRc<BoundMethod>(obj, key.s()));
     }
     return Value::Undef(
         pystr::Repr(ObjectTypeRepr(obj)) + " has no attribute " + pystr::Repr(key.s()), here_);
@@ -156,15 +160,19 @@ Value Interp::GetItem(const Value& obj, const Value& key) {
   return Value::Undef(ObjectTypeRepr(obj) + " has no element " + Repr(key), here_);
 }
 
-Value Interp::CallValue(const Value& callee, ValueList& args, Kwargs& kwargs) {
+Value Interp::CallValue(const Value& callee, ValueList& args, Kwargs& kwargs, std::string* sink,
+                        bool* printed) {
   if (callee.is_undefined()) ThrowUndefined(callee);
   if (!callee.is_object() || !callee.obj()->IsCallable())
     throw OpError("'" + TypeName(callee) + "' object is not callable");
   Object* obj = callee.obj();
-  if (auto* m = dynamic_cast<Macro*>(obj)) {
+  if (Macro* m = obj->AsMacro()) {
     SourcePos call_pos = here_;
     try {
-      return m->Call(*this, args, kwargs);
+      if (!sink) return m->Call(*this, args, kwargs);
+      m->CallInto(*this, args, kwargs, *sink);
+      *printed = true;
+      return Value();
     } catch (const msc::Error& e) {
       std::string msg = e.what();
       if (std::count(msg.begin(), msg.end(), '\n') < 8) {
@@ -179,8 +187,15 @@ Value Interp::CallValue(const Value& callee, ValueList& args, Kwargs& kwargs) {
 }
 
 void Interp::EvalArgs(const Expr& e, const ScopePtr& scope, ValueList& args, Kwargs& kwargs) {
-  args.reserve(e.args.size());
-  for (const auto& a : e.args) args.push_back(Eval(*a, scope));
+  if (!e.args.empty()) {
+    args.reserve(e.args.size());
+    for (const auto& a : e.args) {
+      if (const Value* p = Peek(*a, *scope))
+        args.push_back(*p);
+      else
+        args.push_back(Eval(*a, scope));
+    }
+  }
   if (e.dyn_args) {
     Value extra = Eval(*e.dyn_args, scope);
     for (Value& v : Iterate(extra)) args.push_back(std::move(v));
@@ -198,48 +213,144 @@ void Interp::EvalArgs(const Expr& e, const ScopePtr& scope, ValueList& args, Kwa
   }
 }
 
-Value Interp::EvalCall(const Expr& e, const ScopePtr& scope) {
+Value Interp::EvalCall(const Expr& e, const ScopePtr& scope, std::string* sink, bool* printed) {
   const Expr& callee = *e.items[0];
   ValueList args;
   Kwargs kwargs;
   Value fn;
   if (callee.kind == Expr::K::kGetAttr) {
-    Value recv = Eval(*callee.items[0], scope);
-    if ((recv.is_string() || recv.is_dict() || recv.is_seq()) && HasMethod(recv, callee.name)) {
+    Value recv_tmp;
+    const Value& recv = EvalRef(*callee.items[0], scope, recv_tmp);
+    const uint8_t bit = recv.is_string()  ? kStrMethod
+                        : recv.is_dict()  ? kDictMethod
+                        : recv.is_list()  ? kListMethod
+                        : recv.is_tuple() ? kTupleMethod
+                                          : 0;
+    if (callee.methods & bit) {
       EvalArgs(e, scope, args, kwargs);
       here_ = Pos(e.line, e.col);
       return CallMethod(*this, recv, callee.name, args, kwargs);
     }
     here_ = Pos(callee.line, callee.col);
     fn = GetAttr(recv, callee.name);
+  } else if (const Value* f = Peek(callee, *scope)) {  // a macro by name: no copy
+    EvalArgs(e, scope, args, kwargs);
+    here_ = Pos(e.line, e.col);
+    CheckCallable(callee, *f);
+    return CallValue(*f, args, kwargs, sink, printed);
   } else {
     fn = Eval(callee, scope);
   }
   EvalArgs(e, scope, args, kwargs);
   here_ = Pos(e.line, e.col);
   CheckCallable(callee, fn);
-  return CallValue(fn, args, kwargs);
+  return CallValue(fn, args, kwargs, sink, printed);
+}
+
+void Interp::Print(const Expr& e, const ScopePtr& scope, std::string& out, const Expr* at) {
+  const Expr& pos = at ? *at : e;  // where str() errors are reported
+  if (const Value* p = Peek(e, *scope)) {
+    try {
+      AppendStr(out, *p);
+    } catch (const OpError& err) {
+      Fail(pos.line, pos.col, err.what());
+    }
+    return;
+  }
+  if (e.kind == Expr::K::kCond) {  // print the branch taken (so that it prints in place too)
+    bool take;
+    try {
+      Value tmp;
+      take = Truthy(EvalRef(*e.items[0], scope, tmp));
+    } catch (const OpError& err) {
+      Fail(e.line, e.col, err.what());
+    }
+    if (take) {
+      Print(*e.items[1], scope, out, &pos);
+    } else if (e.items[2]) {
+      Print(*e.items[2], scope, out, &pos);
+    }  // else: a lenient undefined, which prints as ''
+    return;
+  }
+  Value v;
+  if (e.kind == Expr::K::kCall) {
+    bool printed = false;
+    try {
+      v = EvalCall(e, scope, &out, &printed);
+    } catch (const OpError& err) {
+      Fail(e.line, e.col, err.what());
+    }
+    if (printed) return;
+  } else if (e.kind == Expr::K::kFilter && e.filter_append && e.items[0] &&
+             (env_.filters.empty() || !env_.filters.count(e.name))) {
+    Value tmp;
+    const Value& input = EvalRef(*e.items[0], scope, tmp);
+    ValueList args;
+    Kwargs kwargs;
+    try {
+      EvalArgs(e, scope, args, kwargs);
+      here_ = Pos(e.line, e.col);
+      if (input.is_undefined() && !input.is_lenient_undefined()) ThrowUndefined(input);
+      e.filter_append(*this, input, args, kwargs, out);
+    } catch (const OpError& err) {
+      Fail(e.line, e.col, err.what());
+    }
+    return;
+  } else {
+    v = Eval(e, scope);
+  }
+  try {
+    AppendStr(out, v);
+  } catch (const OpError& err) {
+    Fail(pos.line, pos.col, err.what());
+  }
 }
 
 Value Interp::EvalCompare(const Expr& e, const ScopePtr& scope) {
+  if (e.ops.size() == 1) {  // a single comparison: operands in place
+    Value ltmp, rtmp;
+    const Value& left = EvalRef(*e.items[0], scope, ltmp);
+    const Value& right = EvalRef(*e.items[1], scope, rtmp);
+    const CmpOp op = e.ops[0];
+    switch (op) {
+      case CmpOp::kEq:
+        return Value::Bool(Equals(left, right));
+      case CmpOp::kNe:
+        return Value::Bool(!Equals(left, right));
+      case CmpOp::kIn:
+        return Value::Bool(Contains(right, left));
+      case CmpOp::kNotIn:
+        return Value::Bool(!Contains(right, left));
+      default: {
+        if (left.is_number() && right.is_number() &&
+            (std::isnan(left.f()) || std::isnan(right.f())))
+          return Value::Bool(false);
+        const int c = Compare(left, right, CmpOpName(op));
+        return Value::Bool(op == CmpOp::kLt   ? c < 0
+                           : op == CmpOp::kLe ? c <= 0
+                           : op == CmpOp::kGt ? c > 0
+                                              : c >= 0);
+      }
+    }
+  }
   Value left = Eval(*e.items[0], scope);
   for (size_t i = 0; i < e.ops.size(); ++i) {
     Value right = Eval(*e.items[i + 1], scope);
-    const std::string& op = e.ops[i];
+    const CmpOp op = e.ops[i];
     bool r;
-    if (op == "==") {
+    if (op == CmpOp::kEq) {
       r = Equals(left, right);
-    } else if (op == "!=") {
+    } else if (op == CmpOp::kNe) {
       r = !Equals(left, right);
-    } else if (op == "in") {
+    } else if (op == CmpOp::kIn) {
       r = Contains(right, left);
-    } else if (op == "notin") {
+    } else if (op == CmpOp::kNotIn) {
       r = !Contains(right, left);
     } else {
       if (left.is_number() && right.is_number() && (std::isnan(left.f()) || std::isnan(right.f())))
         return Value::Bool(false);
-      int c = Compare(left, right, op.c_str());
-      r = op == "<" ? c < 0 : op == "<=" ? c <= 0 : op == ">" ? c > 0 : c >= 0;
+      int c = Compare(left, right, CmpOpName(op));
+      r = op == CmpOp::kLt ? c < 0 : op == CmpOp::kLe ? c <= 0 : op == CmpOp::kGt ? c > 0 : c >= 0;
     }
     if (!r) return Value::Bool(false);
     left = std::move(right);
@@ -247,7 +358,7 @@ Value Interp::EvalCompare(const Expr& e, const ScopePtr& scope) {
   return Value::Bool(true);
 }
 
-Value Interp::Eval(const Expr& e, const ScopePtr& scope) {
+Value Interp::EvalChecked(const Expr& e, const ScopePtr& scope) {
   try {
     return EvalImpl(e, scope);
   } catch (const OpError& err) {
@@ -255,78 +366,110 @@ Value Interp::Eval(const Expr& e, const ScopePtr& scope) {
   }
 }
 
+Value Interp::EvalSeq(const Expr& e, const ScopePtr& scope) {
+  ValueList items;
+  items.reserve(e.items.size());
+  for (const auto& c : e.items) items.push_back(Eval(*c, scope));
+  return e.kind == Expr::K::kList ? Value::List(std::move(items)) : Value::Tuple(std::move(items));
+}
+
+Value Interp::EvalDict(const Expr& e, const ScopePtr& scope) {
+  ValueDict d;
+  for (size_t i = 0; i + 1 < e.items.size(); i += 2) {
+    Value k = Eval(*e.items[i], scope);
+    Value v = Eval(*e.items[i + 1], scope);
+    if (k.is_undefined()) ThrowUndefined(k);
+    if (k.is_seq() && k.is_list()) throw OpError("unhashable type: 'list'");
+    if (k.is_dict()) throw OpError("unhashable type: 'dict'");
+    bool replaced = false;
+    for (auto& kv : d) {
+      if (Equals(kv.first, k)) {
+        kv.second = v;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) d.emplace_back(std::move(k), std::move(v));
+  }
+  return Value::Dict(std::move(d));
+}
+
+Value Interp::EvalGetItem(const Expr& e, const ScopePtr& scope) {
+  Value obj = Eval(*e.items[0], scope);
+  const Expr& idx = *e.items[1];
+  if (idx.kind == Expr::K::kSlice) {
+    Value parts[3];
+    for (int k = 0; k < 3; ++k)
+      if (idx.items[k]) parts[k] = Eval(*idx.items[k], scope);
+    return Slice(obj, parts[0], parts[1], parts[2]);
+  }
+  Value key = Eval(idx, scope);
+  here_ = Pos(e.line, e.col);
+  return GetItem(obj, key);
+}
+
+Value Interp::EvalFilter(const Expr& e, const ScopePtr& scope) {
+  Value tmp;
+  const Value& input = e.items[0] ? EvalRef(*e.items[0], scope, tmp) : *block_input;
+  ValueList args;
+  Kwargs kwargs;
+  EvalArgs(e, scope, args, kwargs);
+  here_ = Pos(e.line, e.col);
+  return ApplyFilter(e.name, input, args, kwargs, e.filter);
+}
+
+Value Interp::EvalTest(const Expr& e, const ScopePtr& scope) {
+  Value tmp;
+  const Value& input = EvalRef(*e.items[0], scope, tmp);
+  ValueList args;
+  Kwargs kwargs;
+  EvalArgs(e, scope, args, kwargs);
+  here_ = Pos(e.line, e.col);
+  TestImpl t = e.test;
+  if (!t) throw OpError("unknown test '" + e.name + "'");
+  return Value::Bool(t(*this, input, args, kwargs));
+}
+
+Value Interp::EvalConcat(const Expr& e, const ScopePtr& scope) {
+  std::string s;
+  for (const auto& c : e.items) AppendStr(s, Eval(*c, scope));
+  return Value::Str(std::move(s));
+}
+
 Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
   switch (e.kind) {
     case Expr::K::kConst:
       return e.value;
-    case Expr::K::kName:
-      return Lookup(e.name, *scope, e.line, e.col);
+    case Expr::K::kName: {
+      Value v;
+      if (scope->Find(e.name, e.hash, &v)) return v;
+      return LookupGlobal(e.name, e.line, e.col);
+    }
     case Expr::K::kList:
-    case Expr::K::kTuple: {
-      ValueList items;
-      items.reserve(e.items.size());
-      for (const auto& c : e.items) items.push_back(Eval(*c, scope));
-      return e.kind == Expr::K::kList ? Value::List(std::move(items))
-                                      : Value::Tuple(std::move(items));
-    }
-    case Expr::K::kDict: {
-      ValueDict d;
-      for (size_t i = 0; i + 1 < e.items.size(); i += 2) {
-        Value k = Eval(*e.items[i], scope);
-        Value v = Eval(*e.items[i + 1], scope);
-        if (k.is_undefined()) ThrowUndefined(k);
-        if (k.is_seq() && k.is_list()) throw OpError("unhashable type: 'list'");
-        if (k.is_dict()) throw OpError("unhashable type: 'dict'");
-        bool replaced = false;
-        for (auto& kv : d) {
-          if (Equals(kv.first, k)) {
-            kv.second = v;
-            replaced = true;
-            break;
-          }
-        }
-        if (!replaced) d.emplace_back(std::move(k), std::move(v));
-      }
-      return Value::Dict(std::move(d));
-    }
+    case Expr::K::kTuple:
+      return EvalSeq(e, scope);
+    case Expr::K::kDict:
+      return EvalDict(e, scope);
     case Expr::K::kGetAttr: {
-      Value obj = Eval(*e.items[0], scope);
+      Value tmp;
+      const Value& obj = EvalRef(*e.items[0], scope, tmp);
       here_ = Pos(e.line, e.col);
+      if (obj.is_dict() && !(e.methods & kDictMethod)) {  // a key, unless it names a method
+        Value v;
+        if (obj.Get(e.name, e.hash, &v)) return v;
+      }
       return GetAttr(obj, e.name);
     }
-    case Expr::K::kGetItem: {
-      Value obj = Eval(*e.items[0], scope);
-      const Expr& idx = *e.items[1];
-      if (idx.kind == Expr::K::kSlice) {
-        Value parts[3];
-        for (int k = 0; k < 3; ++k)
-          if (idx.items[k]) parts[k] = Eval(*idx.items[k], scope);
-        return Slice(obj, parts[0], parts[1], parts[2]);
-      }
-      Value key = Eval(idx, scope);
-      here_ = Pos(e.line, e.col);
-      return GetItem(obj, key);
-    }
+    case Expr::K::kGetItem:
+      return EvalGetItem(e, scope);
     case Expr::K::kSlice:
       throw OpError("slice expression outside of a subscript");
     case Expr::K::kCall:
       return EvalCall(e, scope);
-    case Expr::K::kFilter: {
-      Value input = e.items[0] ? Eval(*e.items[0], scope) : *block_input;
-      ValueList args;
-      Kwargs kwargs;
-      EvalArgs(e, scope, args, kwargs);
-      here_ = Pos(e.line, e.col);
-      return ApplyFilter(e.name, input, args, kwargs);
-    }
-    case Expr::K::kTest: {
-      Value input = Eval(*e.items[0], scope);
-      ValueList args;
-      Kwargs kwargs;
-      EvalArgs(e, scope, args, kwargs);
-      here_ = Pos(e.line, e.col);
-      return Value::Bool(ApplyTest(e.name, input, args, kwargs));
-    }
+    case Expr::K::kFilter:
+      return EvalFilter(e, scope);
+    case Expr::K::kTest:
+      return EvalTest(e, scope);
     case Expr::K::kNeg:
       return UnaryMinus(Eval(*e.items[0], scope));
     case Expr::K::kPos: {
@@ -340,13 +483,10 @@ Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
     case Expr::K::kBinary: {
       Value a = Eval(*e.items[0], scope);
       Value b = Eval(*e.items[1], scope);
-      return BinaryOp(e.name, a, b);
+      return BinaryOp(e.op, a, b);
     }
-    case Expr::K::kConcat: {
-      std::string s;
-      for (const auto& c : e.items) AppendStr(s, Eval(*c, scope));
-      return Value::Str(std::move(s));
-    }
+    case Expr::K::kConcat:
+      return EvalConcat(e, scope);
     case Expr::K::kCompare:
       return EvalCompare(e, scope);
     case Expr::K::kAnd: {
@@ -372,8 +512,8 @@ Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
 }
 
 Value Interp::ApplyFilter(const std::string& name, const Value& input, ValueList& args,
-                          Kwargs& kwargs) {
-  auto it = env_.filters.find(name);
+                          Kwargs& kwargs, FilterImpl builtin) {
+  auto it = env_.filters.empty() ? env_.filters.end() : env_.filters.find(name);
   if (it != env_.filters.end()) {
     if (input.is_undefined()) ThrowUndefined(input);
     std::vector<Json> jargs;
@@ -382,12 +522,12 @@ Value Interp::ApplyFilter(const std::string& name, const Value& input, ValueList
     Json jkw = Json::object();
     for (const auto& kv : kwargs) jkw[kv.first] = kv.second.ToJson();
     try {
-      return Value::OwnJson(it->second(jargs, jkw));
+      return FromJsonDeep(it->second(jargs, jkw));
     } catch (const std::exception& ex) {
       throw OpError("filter '" + name + "' failed: " + ex.what());
     }
   }
-  FilterImpl f = FindBuiltinFilter(name);
+  FilterImpl f = builtin ? builtin : FindBuiltinFilter(name);
   if (!f) throw OpError("unknown filter '" + name + "'");
   if (input.is_undefined() && name != "default" && name != "d" && name != "items" &&
       !input.is_lenient_undefined())

@@ -1,8 +1,10 @@
 // Builtin filters (Jinja2 3.x semantics).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -16,10 +18,10 @@ std::string HtmlEscape(const std::string& s);                 // format.cc
 
 namespace {
 
-using Args = std::vector<Value>;
+using Args = BoundArgs;
 
 Args Bind(const char* fn, std::initializer_list<const char*> names, size_t required,
-          ValueList& args, Kwargs& kwargs, std::vector<bool>* given = nullptr) {
+          ValueList& args, Kwargs& kwargs, ArgFlags* given = nullptr) {
   ArgSpec spec{fn, names, required};
   return BindArgs(spec, args, kwargs, given);
 }
@@ -31,50 +33,163 @@ Value KeepMarkup(const Value& in, std::string s) {
   return in.is_markup() ? Value::Markup(std::move(s)) : Value::Str(std::move(s));
 }
 
-Value IgnoreCase(const Value& v) { return v.is_string() ? Value::Str(pystr::Lower(v.s())) : v; }
-
-// Jinja's make_attrgetter: "a.b.0" -> item["a"]["b"][0] (getitem semantics).
-Value GetPath(Interp& in, const Value& item, const std::string& attribute,
-              const Value* dflt = nullptr) {
-  Value cur = item;
-  size_t pos = 0;
-  while (true) {
-    size_t dot = attribute.find('.', pos);
-    std::string part =
-        attribute.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-    int64_t idx;
-    bool digits = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
-    Value key = digits && pystr::ParseInt(part, 10, &idx) ? Value::Int(idx) : Value::Str(part);
-    cur = in.GetItem(cur, key);
-    if (dot == std::string::npos) break;
-    pos = dot + 1;
-  }
-  if (dflt && cur.is_undefined()) return *dflt;
-  return cur;
+// True if lower() would leave `s` unchanged: ASCII without capitals (the common case, no copy).
+bool AsciiNoUpper(const std::string& s) {
+  for (unsigned char c : s)
+    if (c >= 0x80 || (c >= 'A' && c <= 'Z')) return false;
+  return true;
 }
+bool AsciiNoLower(const std::string& s) {
+  for (unsigned char c : s)
+    if (c >= 0x80 || (c >= 'a' && c <= 'z')) return false;
+  return true;
+}
+
+// Case-folded sort/compare key (the value itself when folding changes nothing).
+Value IgnoreCase(const Value& v) {
+  if (!v.is_string() || AsciiNoUpper(v.s())) return v;
+  return Value::Str(pystr::Lower(v.s()));
+}
+
+// Jinja's make_attrgetter: "a.b.0" -> item["a"]["b"][0] (getitem semantics), parsed once and
+// applied to many items.
+class AttrPath {
+ public:
+  explicit AttrPath(const std::string& attribute) {
+    size_t pos = 0;
+    while (true) {
+      size_t dot = attribute.find('.', pos);
+      std::string part =
+          attribute.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+      int64_t idx;
+      bool digits = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+      keys_.push_back(digits && pystr::ParseInt(part, 10, &idx) ? Value::Int(idx)
+                                                                : Value::Str(part));
+      if (dot == std::string::npos) break;
+      pos = dot + 1;
+    }
+    hints_.assign(keys_.size(), 0);
+  }
+  Value Get(Interp& in, const Value& item, const Value* dflt = nullptr) const {
+    Value cur = Step(in, item, 0);
+    for (size_t k = 1; k < keys_.size(); ++k) cur = Step(in, cur, k);
+    if (dflt && cur.is_undefined()) return *dflt;
+    return cur;
+  }
+
+ private:
+  // obj[keys_[k]]; native dicts are looked up directly (the entry found for the previous item
+  // is tried first: items usually share their key order).
+  Value Step(Interp& in, const Value& obj, size_t k) const {
+    const Value& key = keys_[k];
+    if (const DictBox* d = key.is_string() ? obj.native_dict() : nullptr) {
+      const uint64_t h = key.str_hash();
+      size_t& hint = hints_[k];
+      if (hint < d->size() && d->KeyAt(hint, key.s(), h)) return d->begin()[hint].value;
+      const ptrdiff_t at = d->Find(key.s(), h);
+      if (at >= 0) {
+        hint = static_cast<size_t>(at);
+        return d->begin()[at].value;
+      }
+    }
+    return in.GetItem(obj, key);
+  }
+
+  ValueList keys_;
+  mutable std::vector<size_t> hints_;  // one per key
+};
+
+// Item getter of filters with an `attribute` argument (None: the item itself; a string: an
+// attribute path; anything else: a subscript).
+class ItemGetter {
+ public:
+  explicit ItemGetter(const Value& attribute) : attribute_(attribute) {
+    if (attribute.is_string()) path_.emplace_back(attribute.s());
+  }
+  Value Get(Interp& in, const Value& item, const Value* dflt = nullptr) const {
+    if (!path_.empty()) return path_[0].Get(in, item, dflt);
+    if (attribute_.is_none()) return item;
+    return in.GetItem(item, attribute_);
+  }
+
+ private:
+  Value attribute_;
+  std::vector<AttrPath> path_;  // empty or one
+};
 
 // Key function for sort/unique/min/max: optional attribute path(s) and case folding. With
 // `multi`, "a,b" yields the list of both keys (Jinja's make_multi_attrgetter).
-Value SortKey(Interp& in, const Value& item, const Value& attribute, bool case_sensitive,
-              bool multi) {
-  auto post = [&](const Value& v) { return case_sensitive ? v : IgnoreCase(v); };
-  if (attribute.is_none()) return multi ? Value::List({post(item)}) : post(item);
-  if (!attribute.is_string()) {
-    Value v = post(in.GetItem(item, attribute));
-    return multi ? Value::List({v}) : v;
+class SortKeyFn {
+ public:
+  SortKeyFn(const Value& attribute, bool case_sensitive, bool multi)
+      : attribute_(attribute), cs_(case_sensitive), multi_(multi) {
+    if (!attribute.is_string()) return;
+    if (!multi) {
+      paths_.emplace_back(attribute.s());
+      return;
+    }
+    const std::string& s = attribute.s();
+    size_t pos = 0;
+    while (true) {
+      size_t comma = s.find(',', pos);
+      paths_.emplace_back(
+          s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
   }
-  if (!multi) return post(GetPath(in, item, attribute.s()));
-  ValueList parts;
-  const std::string& s = attribute.s();
-  size_t pos = 0;
-  while (true) {
-    size_t comma = s.find(',', pos);
-    parts.push_back(post(GetPath(
-        in, item, s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos))));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
+  Value operator()(Interp& in, const Value& item) const {
+    auto post = [&](const Value& v) { return cs_ ? v : IgnoreCase(v); };
+    if (attribute_.is_none()) return multi_ ? Value::List({post(item)}) : post(item);
+    if (!attribute_.is_string()) {
+      Value v = post(in.GetItem(item, attribute_));
+      return multi_ ? Value::List({v}) : v;
+    }
+    if (!multi_) return post(paths_[0].Get(in, item));
+    ValueList parts;
+    parts.reserve(paths_.size());
+    for (const AttrPath& p : paths_) parts.push_back(post(p.Get(in, item)));
+    return Value::List(std::move(parts));
   }
-  return Value::List(std::move(parts));
+
+ private:
+  Value attribute_;
+  bool cs_, multi_;
+  std::vector<AttrPath> paths_;
+};
+
+// Stable sort of (key, index) pairs by key (reverse: descending, still stable). Small inputs use
+// an insertion sort (no buffer allocation).
+void StableSortKeys(std::pair<Value, size_t>* first, std::pair<Value, size_t>* last, bool reverse) {
+  auto less = [&](const std::pair<Value, size_t>& x, const std::pair<Value, size_t>& y) {
+    return reverse ? Compare(y.first, x.first) < 0 : Compare(x.first, y.first) < 0;
+  };
+  const size_t n = static_cast<size_t>(last - first);
+  if (n <= 16) {
+    for (size_t i = 1; i < n; ++i) {
+      size_t j = i;
+      while (j > 0 && less(first[i], first[j - 1])) --j;
+      if (j != i) std::rotate(first + j, first + i, first + i + 1);
+    }
+    return;
+  }
+  std::stable_sort(first, last, less);
+}
+
+void StableSortKeys(std::vector<std::pair<Value, size_t>>& keys, bool reverse) {
+  StableSortKeys(keys.data(), keys.data() + keys.size(), reverse);
+}
+
+// Calls fn(item) for each item of an iterable without materializing lists/tuples.
+template <class Fn>
+void ForEachItem(const Value& v, Fn&& fn) {
+  if (const ListBox* l = v.native_list()) {
+    for (const Value& item : *l) fn(item);
+  } else if (v.is_seq()) {
+    for (size_t k = 0, n = v.size(); k < n; ++k) fn(v.at(k));
+  } else {
+    for (const Value& item : Iterate(v)) fn(item);
+  }
 }
 
 Value F_abs(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
@@ -120,7 +235,7 @@ Value F_capitalize(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 }
 
 Value F_center(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("center", {"width"}, 0, args, kw, &given);
   ValueList margs{given[0] ? a[0] : Value::Int(80)};
   Kwargs none;
@@ -133,7 +248,7 @@ Value F_length(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 }
 
 Value F_default(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("default", {"default_value", "boolean"}, 0, args, kw, &given);
   Value dflt = given[0] ? a[0] : Value::Str("");
   if (v.is_undefined() || (ArgBool(a[1]) && !Truthy(v))) return dflt;
@@ -141,25 +256,43 @@ Value F_default(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 }
 
 Value F_dictsort(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("dictsort", {"case_sensitive", "by", "reverse"}, 0, args, kw, &given);
   if (!v.is_dict()) throw OpError("dictsort requires a mapping, got " + TypeName(v));
-  std::string by = given[1] ? ToStr(a[1]) : "key";
-  if (by != "key" && by != "value") throw OpError("You can only sort by either 'key' or 'value'");
-  bool cs = ArgBool(a[0]), rev = ArgBool(a[2]);
-  ValueDict items = v.Items();
-  std::vector<std::pair<Value, size_t>> keys;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Value& k = by == "key" ? items[i].first : items[i].second;
-    keys.emplace_back(cs ? k : IgnoreCase(k), i);
+  bool by_key = true;
+  if (given[1]) {
+    const std::string by = ToStr(a[1]);
+    if (by != "key" && by != "value") throw OpError("You can only sort by either 'key' or 'value'");
+    by_key = by == "key";
   }
-  std::stable_sort(keys.begin(), keys.end(), [&](const auto& x, const auto& y) {
-    return rev ? Compare(y.first, x.first) < 0 : Compare(x.first, y.first) < 0;
-  });
-  ValueList out;
-  for (const auto& k : keys)
-    out.push_back(Value::Tuple({items[k.second].first, items[k.second].second}));
-  return Value::List(std::move(out));
+  bool cs = ArgBool(a[0]), rev = ArgBool(a[2]);
+  // Native dicts are read in place; small ones sort on the stack.
+  const DictBox* nd = v.native_dict();
+  ValueDict json_items;
+  if (!nd) json_items = v.Items();
+  const size_t n = nd ? nd->size() : json_items.size();
+  auto key_at = [&](size_t i) -> const Value& {
+    return nd ? nd->begin()[i].key : json_items[i].first;
+  };
+  auto value_at = [&](size_t i) -> const Value& {
+    return nd ? nd->begin()[i].value : json_items[i].second;
+  };
+  std::pair<Value, size_t> small[16];
+  std::vector<std::pair<Value, size_t>> large;
+  std::pair<Value, size_t>* keys = small;
+  if (n > 16) {
+    large.resize(n);
+    keys = large.data();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const Value& k = by_key ? key_at(i) : value_at(i);
+    keys[i] = {cs ? k : IgnoreCase(k), i};
+  }
+  StableSortKeys(keys, keys + n, rev);
+  ListBox* out = ListBox::Make(n);
+  for (size_t i = 0; i < n; ++i)
+    out->items()[i] = Value::Pair(key_at(keys[i].second), value_at(keys[i].second));
+  return Value::Boxed(Value::Kind::kList, out);
 }
 
 Value F_escape(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
@@ -188,7 +321,7 @@ Value F_last(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
 }
 
 Value F_float(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("float", {"default"}, 0, args, kw, &given);
   if (v.is_number()) return Value::Float(v.f());
   double d;
@@ -196,15 +329,23 @@ Value F_float(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   return given[0] ? a[0] : Value::Float(0.0);
 }
 
-Value F_format(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
+void FA_format(Interp&, const Value& v, ValueList& args, Kwargs& kw, std::string& out) {
   if (!args.empty() && !kw.empty())
     throw OpError("can't handle positional and keyword arguments at the same time");
   if (!kw.empty()) {
     ValueDict d;
     for (auto& kv : kw) d.emplace_back(Value::Str(kv.first), kv.second);
-    return Value::Str(PercentFormat(ToStr(v), Value::Dict(std::move(d))));
+    Value mapping = Value::Dict(std::move(d));
+    PercentFormatTo(out, ToStr(v), &mapping, 1, true);
+    return;
   }
-  return Value::Str(PercentFormat(ToStr(v), Value::Tuple(args)));
+  PercentFormatTo(out, ToStr(v), args.data(), args.size(), false);
+}
+
+Value F_format(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
+  std::string out;
+  FA_format(in, v, args, kw, out);
+  return Value::Str(std::move(out));
 }
 
 // Jinja's _GroupTuple(grouper, list): a 2-tuple with named fields.
@@ -234,8 +375,9 @@ class GroupTuple : public Object {
 Value F_groupby(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   Args a = Bind("groupby", {"attribute", "default", "case_sensitive"}, 1, args, kw);
   bool cs = ArgBool(a[2]);
+  ItemGetter getter(a[0]);
   auto key_of = [&](const Value& item, bool fold) {
-    Value k = a[0].is_string() ? GetPath(in, item, a[0].s(), a[1].is_none() ? nullptr : &a[1])
+    Value k = a[0].is_string() ? getter.Get(in, item, a[1].is_none() ? nullptr : &a[1])
                                : in.GetItem(item, a[0]);
     return fold ? IgnoreCase(k) : k;
   };
@@ -251,14 +393,14 @@ Value F_groupby(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
     while (j < keys.size() && Equals(keys[j].first, keys[i].first))
       group.push_back(items[keys[j++].second]);
     Value grouper = cs ? keys[i].first : key_of(group[0], false);
-    out.push_back(Value::Obj(std::make_shared<GroupTuple>(grouper, Value::List(std::move(group)))));
+    out.push_back(Value::Obj(MakeRc<GroupTuple>(grouper, Value::List(std::move(group)))));
     i = j;
   }
   return Value::List(std::move(out));
 }
 
 Value F_indent(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("indent", {"width", "first", "blank"}, 0, args, kw, &given);
   std::string ind;
   if (!given[0])
@@ -281,7 +423,7 @@ Value F_indent(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 }
 
 Value F_int(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("int", {"default", "base"}, 0, args, kw, &given);
   Value dflt = given[0] ? a[0] : Value::Int(0);
   int base = given[1] ? static_cast<int>(ToInt(a[1], "base")) : 10;
@@ -308,23 +450,41 @@ Value F_items(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   if (v.is_undefined()) return Value::List({});
   if (!v.is_dict()) throw OpError("Can only get item pairs from a mapping.");
   ValueList out;
-  for (auto& kv : v.Items()) out.push_back(Value::Tuple({kv.first, kv.second}));
+  for (auto& kv : v.Items()) out.push_back(Value::Pair(kv.first, kv.second));
   return Value::List(std::move(out));
 }
 
-Value F_join(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+void FA_join(Interp& in, const Value& v, ValueList& args, Kwargs& kw, std::string& out) {
+  ArgFlags given;
   Args a = Bind("join", {"d", "attribute"}, 0, args, kw, &given);
-  std::string sep = given[0] ? ToStr(a[0]) : "";
-  std::string out;
-  bool first = true;
-  for (const Value& item : Iterate(v)) {
-    if (!first) out += sep;
-    first = false;
-    AppendStr(out, a[1].is_none()
-                       ? item
-                       : (a[1].is_string() ? GetPath(in, item, a[1].s()) : in.GetItem(item, a[1])));
+  std::string sep_text;
+  const std::string* sep = &sep_text;
+  if (given[0]) {
+    if (a[0].is_string())
+      sep = &a[0].s();
+    else
+      sep_text = ToStr(a[0]);
   }
+  bool first = true;
+  if (a[1].is_none()) {
+    ForEachItem(v, [&](const Value& item) {
+      if (!first) out += *sep;
+      first = false;
+      AppendStr(out, item);
+    });
+    return;
+  }
+  ItemGetter getter(a[1]);
+  ForEachItem(v, [&](const Value& item) {
+    if (!first) out += *sep;
+    first = false;
+    AppendStr(out, getter.Get(in, item));
+  });
+}
+
+Value F_join(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
+  std::string out;
+  FA_join(in, v, args, kw, out);
   return Value::Str(std::move(out));
 }
 
@@ -335,17 +495,36 @@ Value F_list(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 
 Value F_lower(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("lower", {}, 0, args, kw);
+  if (v.is_string() && AsciiNoUpper(v.s())) return v;  // unchanged (Markup stays Markup)
   return KeepMarkup(v, pystr::Lower(ToStr(v)));
 }
 
 Value F_upper(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Bind("upper", {}, 0, args, kw);
+  if (v.is_string() && AsciiNoLower(v.s())) return v;  // unchanged (Markup stays Markup)
   return KeepMarkup(v, pystr::Upper(ToStr(v)));
+}
+
+void FA_lower(Interp&, const Value& v, ValueList& args, Kwargs& kw, std::string& out) {
+  Bind("lower", {}, 0, args, kw);
+  if (v.is_string() && AsciiNoUpper(v.s()))
+    out += v.s();
+  else
+    out += pystr::Lower(ToStr(v));
+}
+
+void FA_upper(Interp&, const Value& v, ValueList& args, Kwargs& kw, std::string& out) {
+  Bind("upper", {}, 0, args, kw);
+  if (v.is_string() && AsciiNoLower(v.s()))
+    out += v.s();
+  else
+    out += pystr::Upper(ToStr(v));
 }
 
 Value F_map(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   ValueList items = Iterate(v);
   ValueList out;
+  out.reserve(items.size());
   bool by_attr = args.empty() &&
                  std::any_of(kw.begin(), kw.end(), [](auto& p) { return p.first == "attribute"; });
   if (by_attr) {
@@ -358,11 +537,11 @@ Value F_map(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
       else
         throw OpError("Unexpected keyword argument " + pystr::Repr(kv.first));
     }
+    ItemGetter getter(attribute);
     for (const Value& item : items) {
-      Value r =
-          attribute.is_string() ? GetPath(in, item, attribute.s()) : in.GetItem(item, attribute);
+      Value r = attribute.is_none() ? in.GetItem(item, attribute) : getter.Get(in, item);
       if (r.is_undefined() && !dflt.is_none()) r = dflt;
-      out.push_back(r);
+      out.push_back(std::move(r));
     }
     return Value::List(std::move(out));
   }
@@ -384,9 +563,10 @@ Value MinMax(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool want_
   if (items.empty()) return Value::Undef("No aggregated item, sequence was empty.", in.here());
   bool cs = ArgBool(a[0]);
   size_t best = 0;
-  Value best_key = SortKey(in, items[0], a[1], cs, false);
+  SortKeyFn key(a[1], cs, false);
+  Value best_key = key(in, items[0]);
   for (size_t i = 1; i < items.size(); ++i) {
-    Value k = SortKey(in, items[i], a[1], cs, false);
+    Value k = key(in, items[i]);
     int c = Compare(k, best_key, want_max ? ">" : "<");
     if (want_max ? c > 0 : c < 0) {
       best = i;
@@ -414,9 +594,10 @@ Value SelectReject(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool
     off = 1;
   }
   ValueList out;
+  ItemGetter getter(attr);
   for (const Value& item : items) {
     Value x = !lookup_attr       ? item
-              : attr.is_string() ? GetPath(in, item, attr.s())
+              : attr.is_string() ? getter.Get(in, item)
                                  : in.GetItem(item, attr);
     bool r;
     if (args.size() > off) {
@@ -462,13 +643,115 @@ Value F_reverse(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   return Value::List(std::move(items));
 }
 
+// `out` is the double nearest to the decimal `fixed` ("-12.340"). When that decimal has at most
+// 15 significant digits, it (without trailing zeros) is repr(out): any other decimal of at most
+// 15 digits maps to another double (DBL_DIG), so none is shorter. Python prints such values
+// positionally when 1e-4 <= |out| < 1e16.
+void NoteRoundedRepr(double out, std::string_view fixed) {
+  const double a = std::fabs(out);
+  if (!(a == 0.0 || (a >= 1e-4 && a < 1e16))) return;
+  size_t sig = 0;
+  bool leading = true;
+  for (char c : fixed) {
+    if (c < '0' || c > '9') continue;
+    if (leading && c == '0') continue;
+    leading = false;
+    ++sig;
+  }
+  if (sig > 15) return;
+  std::string repr(fixed);
+  const size_t dot = repr.find('.');
+  if (dot == std::string::npos) {
+    repr += ".0";
+  } else {
+    while (repr.size() > dot + 2 && repr.back() == '0') repr.pop_back();
+  }
+  if (a == 0.0) repr = std::signbit(out) ? "-0.0" : "0.0";
+  pystr::NoteFloatRepr(out, repr);
+}
+
+// round(x, n) for 0 <= n <= 22 in integers: N = x * 10^n rounded half to even, computed exactly
+// (x = m * 2^e, so x * 10^n = m * 5^n * 2^(e+n) with m * 5^n < 2^128); when |N| < 2^53 the
+// result N / 10^n is one correctly rounded division of two exact doubles, which is what reading
+// the decimal text back gives. Returns false when the case is out of that range.
+bool RoundExact(double x, int n, double* out) {
+  if (n < 0 || n > 22 || x == 0.0) return false;
+  int e2;
+  const double frac = std::frexp(std::fabs(x), &e2);  // |x| = frac * 2^e2, frac in [0.5, 1)
+  const uint64_t m = static_cast<uint64_t>(std::ldexp(frac, 53));  // exact: 53 bits
+  const int s = e2 - 53 + n;                                       // x * 10^n = m * 5^n * 2^s
+  unsigned __int128 v = m;
+  for (int k = 0; k < n; ++k) v *= 5;
+  uint64_t q;
+  if (s >= 0) {
+    if (s > 11 || v >= (static_cast<unsigned __int128>(1) << (53 - s))) return false;
+    q = static_cast<uint64_t>(v << s);
+  } else {
+    const int k = -s;
+    if (k >= 127) {
+      q = 0;  // below half of one unit
+    } else {
+      const unsigned __int128 qq = v >> k;
+      const unsigned __int128 r = v - (qq << k);
+      const unsigned __int128 half = static_cast<unsigned __int128>(1) << (k - 1);
+      if (qq >= (uint64_t{1} << 53)) return false;
+      q = static_cast<uint64_t>(qq);
+      if (r > half || (r == half && (q & 1))) ++q;
+    }
+  }
+  if (q >= (uint64_t{1} << 53)) return false;
+  static const double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  *out = std::copysign(static_cast<double>(q) / kPow10[n], x);
+  // repr(*out) is the decimal q * 10^-n without trailing zeros when it has at most 15 digits
+  // (see NoteRoundedRepr).
+  char digits[24];
+  const size_t nd =
+      static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), q).ptr - digits);
+  if (q == 0) {
+    pystr::NoteFloatRepr(*out, std::signbit(*out) ? "-0.0" : "0.0");
+  } else if (nd <= 15 && std::fabs(*out) >= 1e-4 && std::fabs(*out) < 1e16) {
+    char text[48];
+    size_t len = 0;
+    if (std::signbit(*out)) text[len++] = '-';
+    const size_t ints = nd > static_cast<size_t>(n) ? nd - static_cast<size_t>(n) : 0;
+    if (ints == 0) {
+      text[len++] = '0';
+    } else {
+      std::memcpy(text + len, digits, ints);
+      len += ints;
+    }
+    text[len++] = '.';
+    for (size_t z = nd; z < static_cast<size_t>(n); ++z) text[len++] = '0';  // leading zeros
+    size_t last = nd;
+    while (last > ints && digits[last - 1] == '0') --last;  // trailing zeros
+    if (last == ints) {
+      text[len++] = '0';
+    } else {
+      std::memcpy(text + len, digits + ints, last - ints);
+      len += last - ints;
+    }
+    pystr::NoteFloatRepr(*out, std::string_view(text, len));
+  }
+  return true;
+}
+
 double RoundHalfEven(double x, int64_t ndigits) {
   if (!std::isfinite(x)) return x;
   if (ndigits >= 0) {
     if (ndigits > 300) return x;
-    char buf[512];
-    std::snprintf(buf, sizeof(buf), "%.*f", static_cast<int>(ndigits), x);
-    return std::strtod(buf, nullptr);
+    double fast;
+    if (RoundExact(x, static_cast<int>(ndigits), &fast)) return fast;
+    // The correctly rounded decimal text (as Python's round does), read back.
+    char buf[1024];
+    auto r = std::to_chars(buf, buf + sizeof(buf), x, std::chars_format::fixed,
+                           static_cast<int>(ndigits));
+    double out = x;
+    if (r.ec != std::errc()) return out;
+    std::from_chars(buf, r.ptr, out);
+    NoteRoundedRepr(out, std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
+    return out;
   }
   if (ndigits < -308) return 0.0 * x;
   double p = std::pow(10.0, static_cast<double>(-ndigits));
@@ -476,10 +759,11 @@ double RoundHalfEven(double x, int64_t ndigits) {
 }
 
 Value F_round(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("round", {"precision", "method"}, 0, args, kw, &given);
   int64_t prec = given[0] ? ToInt(a[0], "precision") : 0;
-  std::string method = given[1] ? ToStr(a[1]) : "common";
+  static const std::string kCommon = "common";  // (immutable; shared by all threads)
+  const std::string method = given[1] ? ToStr(a[1]) : kCommon;
   if (method != "common" && method != "ceil" && method != "floor")
     throw OpError("method must be common, ceil or floor");
   if (!v.is_number()) throw OpError("type " + TypeName(v) + " doesn't define __round__ method");
@@ -528,11 +812,9 @@ Value F_sort(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   bool rev = ArgBool(a[0]), cs = ArgBool(a[1]);
   std::vector<std::pair<Value, size_t>> keys;
   keys.reserve(items.size());
-  for (size_t i = 0; i < items.size(); ++i)
-    keys.emplace_back(SortKey(in, items[i], a[2], cs, true), i);
-  std::stable_sort(keys.begin(), keys.end(), [&](const auto& x, const auto& y) {
-    return rev ? Compare(y.first, x.first) < 0 : Compare(x.first, y.first) < 0;
-  });
+  SortKeyFn key(a[2], cs, true);
+  for (size_t i = 0; i < items.size(); ++i) keys.emplace_back(key(in, items[i]), i);
+  StableSortKeys(keys, rev);
   ValueList out;
   out.reserve(items.size());
   for (const auto& k : keys) out.push_back(items[k.second]);
@@ -545,15 +827,12 @@ Value F_string(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 }
 
 Value F_sum(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("sum", {"attribute", "start"}, 0, args, kw, &given);
   Value total = given[1] ? a[1] : Value::Int(0);
-  for (const Value& item : Iterate(v)) {
-    Value x = a[0].is_none()     ? item
-              : a[0].is_string() ? GetPath(in, item, a[0].s())
-                                 : in.GetItem(item, a[0]);
-    total = BinaryOp("+", total, x);
-  }
+  ItemGetter getter(a[0]);
+  ForEachItem(
+      v, [&](const Value& item) { total = BinaryOp(BinOp::kAdd, total, getter.Get(in, item)); });
   return total;
 }
 
@@ -567,6 +846,11 @@ Value F_tojson(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   return Value::Markup(ToJsonText(v, a[0]));
 }
 
+void FA_tojson(Interp&, const Value& v, ValueList& args, Kwargs& kw, std::string& out) {
+  Args a = Bind("tojson", {"indent"}, 0, args, kw);
+  out += ToJsonText(v, a[0]);
+}
+
 Value F_trim(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   Args a = Bind("trim", {"chars"}, 0, args, kw);
   std::string chars = a[0].is_none() ? "" : ToStr(a[0]);
@@ -574,7 +858,7 @@ Value F_trim(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 }
 
 Value F_truncate(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   Args a = Bind("truncate", {"length", "killwords", "end", "leeway"}, 0, args, kw, &given);
   std::u32string s = pystr::Decode(ToStr(v));
   int64_t length = given[0] ? ToInt(a[0], "length") : 255;
@@ -596,11 +880,24 @@ Value F_truncate(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
 Value F_unique(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
   Args a = Bind("unique", {"case_sensitive", "attribute"}, 0, args, kw);
   bool cs = ArgBool(a[0]);
-  std::unordered_set<std::string> seen;
   ValueList out;
-  for (const Value& item : Iterate(v)) {
-    if (seen.insert(HashKey(SortKey(in, item, a[1], cs, false))).second) out.push_back(item);
-  }
+  SortKeyFn key(a[1], cs, false);
+  // Keys that are all strings (the usual case) are compared as strings; any other key switches
+  // to HashKey (equal values, e.g. 1 and 1.0, give equal keys).
+  std::unordered_set<std::string> seen_str;
+  std::unordered_set<std::string> seen;
+  bool general = false;
+  ForEachItem(v, [&](const Value& item) {
+    Value k = key(in, item);
+    if (!general && !k.is_string()) {
+      general = true;
+      for (const std::string& s : seen_str) seen.insert(HashKey(Value::Str(s)));
+    }
+    const bool fresh =
+        general ? seen.insert(HashKey(k)).second
+                : seen_str.find(k.s()) == seen_str.end() && seen_str.insert(k.s()).second;
+    if (fresh) out.push_back(item);
+  });
   return Value::List(std::move(out));
 }
 
@@ -674,6 +971,15 @@ const std::unordered_map<std::string, FilterImpl>& Table() {
 FilterImpl FindBuiltinFilter(const std::string& name) {
   auto it = Table().find(name);
   return it == Table().end() ? nullptr : it->second;
+}
+
+FilterAppendImpl FindBuiltinFilterAppend(const std::string& name) {
+  if (name == "join") return FA_join;
+  if (name == "format") return FA_format;
+  if (name == "tojson") return FA_tojson;
+  if (name == "lower") return FA_lower;
+  if (name == "upper") return FA_upper;
+  return nullptr;
 }
 
 }  // namespace msc::tmpl

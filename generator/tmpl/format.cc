@@ -1,5 +1,6 @@
 // Text formatting helpers: tojson (Jinja's htmlsafe_json_dumps), HTML escaping, str.format().
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -146,6 +147,25 @@ void Dump(std::string& out, const Value& v, const std::string* indent, int level
 }  // namespace
 
 std::string ToJsonText(const Value& v, const Value& indent) {
+  if (v.is_string() && indent.is_none()) {  // fast path: printable ASCII needing no escapes
+    const std::string& s = v.s();
+    bool plain = true;
+    for (unsigned char c : s) {
+      if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' ||
+          c == '\'') {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) {
+      std::string out;
+      out.reserve(s.size() + 2);
+      out.push_back('"');
+      out += s;
+      out.push_back('"');
+      return out;
+    }
+  }
   std::string ind;
   const std::string* ip = nullptr;
   if (indent.is_string()) {
@@ -213,11 +233,10 @@ namespace {
 
 std::string GroupDigits(const std::string& digits, char sep) {
   std::string out;
-  int n = 0;
-  for (size_t i = digits.size(); i-- > 0;) {
-    if (n && n % 3 == 0) out.insert(out.begin(), sep);
-    out.insert(out.begin(), digits[i]);
-    ++n;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out.push_back(sep);
+    out.push_back(digits[i]);
   }
   return out;
 }
@@ -226,6 +245,23 @@ std::string GroupDigits(const std::string& digits, char sep) {
 std::string FormatSpec(const Value& v, const std::string& spec) {
   if (v.is_undefined()) ThrowUndefined(v);
   if (spec.empty()) return ToStr(v);  // format(x, '') == str(x)
+  const char g = spec[0];             // fast path: "d", ",", "_", ",d", "_d" on an int
+  if (v.is_int() && spec.size() <= 2 && (g == 'd' || g == ',' || g == '_') &&
+      (spec.size() == 1 || (g != 'd' && spec[1] == 'd'))) {
+    const int64_t x = v.i();
+    const uint64_t u = x < 0 ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
+    char digits[24];
+    const size_t nd =
+        static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), u).ptr - digits);
+    std::string out;
+    out.reserve(nd + nd / 3 + 1);
+    if (x < 0) out.push_back('-');
+    for (size_t i = 0; i < nd; ++i) {
+      if (g != 'd' && i && (nd - i) % 3 == 0) out.push_back(g);
+      out.push_back(digits[i]);
+    }
+    return out;
+  }
   std::u32string sp = pystr::Decode(spec);
   size_t i = 0;
   char32_t fill = ' ';
@@ -306,6 +342,12 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
       neg = std::signbit(d) && !std::isnan(d);
       double a = std::fabs(d);
       char t = type ? type : 'g';
+      // Only these reach printf (found by tests/fuzz/fuzz_tmpl: "{:n}" became "%n", "{:d}" read a
+      // double as an int); 'n' is 'g' with the locale's separators, i.e. 'g' in the C locale.
+      if (std::string("eEfFgGn%").find(t) == std::string::npos)
+        throw OpError(std::string("Unknown format code '") + t + "' for object of type '" +
+                      TypeName(v) + "'");
+      if (t == 'n') t = 'g';
       if (t == '%') a *= 100.0;
       if (!type && prec < 0) {
         body = pystr::FloatRepr(a);
@@ -313,9 +355,8 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
         char cf = t == '%' ? 'f' : t;
         std::string f =
             std::string("%") + (alt ? "#" : "") + "." + std::to_string(prec >= 0 ? prec : 6) + cf;
-        char buf[512];
-        std::snprintf(buf, sizeof(buf), f.c_str(), a);
-        body = buf;
+        body.assign(static_cast<size_t>(std::snprintf(nullptr, 0, f.c_str(), a)) + 1, '\0');
+        body.resize(static_cast<size_t>(std::snprintf(body.data(), body.size(), f.c_str(), a)));
         if (!type && body.find_first_of(".einf") == std::string::npos) body += ".0";
       }
       if (group) {
@@ -363,8 +404,11 @@ std::string StrFormat(const std::string& fmt, const ValueList& args, const Kwarg
       }
       throw OpError("Single '}' encountered in format string");
     }
-    if (c != '{') {
-      out.push_back(c);
+    if (c != '{') {  // a run of plain text
+      size_t end = fmt.find_first_of("{}", i);
+      if (end == std::string::npos) end = fmt.size();
+      out.append(fmt, i, end - i);
+      i = end - 1;
       continue;
     }
     if (i + 1 < fmt.size() && fmt[i + 1] == '{') {

@@ -8,34 +8,66 @@
 
 namespace msc::tmpl {
 
-bool Scope::Find(const std::string& name, Value* out) const {
+bool Scope::Find(const std::string& name, uint64_t hash, Value* out) const {
   for (const Scope* s = this; s; s = s->parent.get()) {
-    for (auto it = s->vars.rbegin(); it != s->vars.rend(); ++it) {
-      if (it->first == name) {
-        *out = it->second;
+    for (const Var& var : s->vars) {
+      if (var.hash == hash && SameText(*var.name, name)) {
+        *out = var.value;
         return true;
       }
     }
-    if (s->data) {
-      auto it = s->data->find(name);
-      if (it != s->data->end()) {
-        *out = Value::ViewJson(s->data_owner, &*it);
-        return true;
-      }
-    }
+    if (s->data.is_dict() && s->data.Get(name, hash, out)) return true;
   }
   return false;
 }
 
-void Scope::Set(const std::string& name, Value v) {
-  for (auto& kv : vars) {
-    if (kv.first == name) {
-      kv.second = std::move(v);
+const Value* Scope::FindRef(const std::string& name, uint64_t hash) const {
+  for (const Scope* s = this; s; s = s->parent.get()) {
+    for (const Var& var : s->vars)
+      if (var.hash == hash && SameText(*var.name, name)) return &var.value;
+    if (s->data.is_dict()) {
+      const DictBox* d = s->data.native_dict();
+      if (!d) return nullptr;  // a JSON view: Find makes the value
+      const ptrdiff_t k = d->Find(name, hash);
+      if (k >= 0) return &d->begin()[k].value;
+    }
+  }
+  return nullptr;
+}
+
+void Scope::Set(const std::string& name, uint64_t hash, Value v) {
+  for (auto& var : vars) {
+    if (var.hash == hash && SameText(*var.name, name)) {
+      var.value = std::move(v);
       return;
     }
   }
-  vars.emplace_back(name, std::move(v));
+  vars.push_back(Var{&name, hash, std::move(v)});
 }
+
+namespace {
+// Names the engine binds itself (static: scopes keep pointers to them).
+const Name& kLoopName() {
+  static const Name n("loop");
+  return n;
+}
+const Name& kVarargsName() {
+  static const Name n("varargs");
+  return n;
+}
+const Name& kKwargsName() {
+  static const Name n("kwargs");
+  return n;
+}
+const Name& kCallerName() {
+  static const Name n("caller");
+  return n;
+}
+const Name& kSuperName() {
+  static const Name n("super");
+  return n;
+}
+}  // namespace
 
 // ---- objects ----
 std::string Macro::Repr() const { return "<Macro " + pystr::Repr(name_) + ">"; }
@@ -60,14 +92,26 @@ bool Macro::GetAttr(const std::string& name, Value* out) const {
 }
 
 Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
+  std::string out;
+  CallInto(in, args, kwargs, out);
+  return Value::Str(std::move(out));
+}
+
+void Macro::CallInto(Interp& in, ValueList& args, Kwargs& kwargs, std::string& out) {
   Interp::DepthGuard depth(&in);
   const Node& n = *node_;
   const size_t np = n.params.size();
-  auto scope = std::make_shared<Scope>();
-  scope->parent = closure_;
-  std::vector<bool> given(np, false);
+  ScopePtr scope = in.NewScope(closure_);
+  scope->vars.reserve(np + 1);
+  std::vector<uint8_t> given_heap;
+  uint8_t given_small[32] = {};
+  uint8_t* given = given_small;
+  if (np > sizeof(given_small)) {
+    given_heap.assign(np, 0);
+    given = given_heap.data();
+  }
   for (size_t i = 0; i < std::min(args.size(), np); ++i) {
-    scope->Set(n.params[i].name, args[i]);
+    scope->Set(n.params[i].name, n.params[i].hash, args[i]);
     given[i] = true;
   }
   Kwargs rest;
@@ -78,7 +122,7 @@ Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
     for (size_t i = args.size(); i < np; ++i)
       if (n.params[i].name == kv.first) idx = i;
     if (idx < np && !given[idx]) {
-      scope->Set(kv.first, kv.second);
+      scope->Set(n.params[idx].name, n.params[idx].hash, kv.second);
       given[idx] = true;
     } else if (kv.first == "caller" && n.uses_caller && !found_caller) {
       caller = kv.second;
@@ -98,26 +142,27 @@ Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
     if (given[i]) continue;
     const MacroParam& p = n.params[i];
     if (p.default_value) {
-      scope->Set(p.name, in.Eval(*p.default_value, scope));
+      scope->Set(p.name, p.hash, in.Eval(*p.default_value, scope));
     } else {
-      scope->Set(p.name, Value::Undef("parameter '" + p.name + "' was not provided",
-                                      in.Pos(n.line, n.col)));
+      scope->Set(
+          p.name, p.hash,
+          Value::Undef("parameter '" + p.name + "' was not provided", in.Pos(n.line, n.col)));
     }
   }
   if (n.uses_varargs)
-    scope->Set("varargs", Value::Tuple(args.size() > np ? ValueList(args.begin() + np, args.end())
-                                                        : ValueList()));
+    scope->Set(
+        kVarargsName(),
+        Value::Tuple(args.size() > np ? ValueList(args.begin() + np, args.end()) : ValueList()));
   if (n.uses_kwargs) {
     ValueDict d;
     for (auto& kv : rest) d.emplace_back(Value::Str(kv.first), kv.second);
-    scope->Set("kwargs", Value::Dict(std::move(d)));
+    scope->Set(kKwargsName(), Value::Dict(std::move(d)));
   }
   if (n.uses_caller)
-    scope->Set("caller",
+    scope->Set(kCallerName(),
                found_caller ? caller : Value::Undef("no caller defined", in.Pos(n.line, n.col)));
-  std::string out;
   in.RenderBody(n.body, scope, out);
-  return Value::Str(std::move(out));
+  in.Recycle(scope);
 }
 
 std::string Namespace::Repr() const {
@@ -135,7 +180,7 @@ std::string Namespace::Repr() const {
 
 bool Namespace::GetAttr(const std::string& name, Value* out) const {
   for (const auto& kv : attrs) {
-    if (kv.first == name) {
+    if (SameText(kv.first, name)) {
       *out = kv.second;
       return true;
     }
@@ -145,7 +190,7 @@ bool Namespace::GetAttr(const std::string& name, Value* out) const {
 
 void Namespace::SetAttr(const std::string& name, Value v) {
   for (auto& kv : attrs) {
-    if (kv.first == name) {
+    if (SameText(kv.first, name)) {
       kv.second = std::move(v);
       return;
     }
@@ -170,9 +215,9 @@ ValueList Range::Items() const {
 
 bool Module::GetAttr(const std::string& attr, Value* out) const {
   if (attr.empty() || attr[0] == '_' || !scope) return false;
-  for (const auto& kv : scope->vars) {
-    if (kv.first == attr) {
-      *out = kv.second;
+  for (const auto& var : scope->vars) {
+    if (*var.name == attr) {
+      *out = var.value;
       return true;
     }
   }
@@ -181,11 +226,11 @@ bool Module::GetAttr(const std::string& attr, Value* out) const {
 
 namespace {
 
-class LoopContext : public Object, public std::enable_shared_from_this<LoopContext> {
+class LoopContext : public Object {
  public:
-  // `outer`: the scope the for statement runs in (recursive loops render their levels there).
-  LoopContext(std::shared_ptr<ValueList> items, const Node* node, const Template* tmpl,
-              ScopePtr outer, int64_t depth0)
+  // `items`: the list/tuple iterated (shared, not copied). `outer`: the scope the for statement
+  // runs in (recursive loops render their levels there).
+  LoopContext(Value items, const Node* node, const Template* tmpl, ScopePtr outer, int64_t depth0)
       : items_(std::move(items)),
         node_(node),
         tmpl_(tmpl),
@@ -193,13 +238,12 @@ class LoopContext : public Object, public std::enable_shared_from_this<LoopConte
         depth0_(depth0) {}
   std::string TypeName() const override { return "LoopContext"; }
   std::string Repr() const override {
-    return "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items_->size()) +
-           ">";
+    return "<LoopContext " + std::to_string(index0 + 1) + "/" + std::to_string(items_.size()) + ">";
   }
   bool GetAttr(const std::string& name, Value* out) const override {
-    const int64_t n = static_cast<int64_t>(items_->size());
+    const int64_t n = static_cast<int64_t>(items_.size());
     const int64_t i = static_cast<int64_t>(index0);
-    if (name == "index")
+    if (SameText(name, "index"))
       *out = Value::Int(i + 1);
     else if (name == "index0")
       *out = Value::Int(i);
@@ -218,20 +262,21 @@ class LoopContext : public Object, public std::enable_shared_from_this<LoopConte
     else if (name == "depth0")
       *out = Value::Int(depth0_);
     else if (name == "previtem")
-      *out = i > 0 ? (*items_)[i - 1] : Value::Undef("there is no previous item", pos);
+      *out = i > 0 ? items_.at(static_cast<size_t>(i - 1))
+                   : Value::Undef("there is no previous item", pos);
     else if (name == "nextitem")
-      *out = i + 1 < n ? (*items_)[i + 1] : Value::Undef("there is no next item", pos);
+      *out = i + 1 < n ? items_.at(static_cast<size_t>(i + 1))
+                       : Value::Undef("there is no next item", pos);
     else if (name == "cycle") {
       size_t idx = index0;
-      *out = Value::Obj(
-          std::make_shared<NativeFunction>("cycle", [idx](Interp&, ValueList& args, Kwargs&) {
-            if (args.empty()) throw OpError("no items for cycling given");
-            return args[idx % args.size()];
-          }));
+      *out = Value::Obj(MakeRc<NativeFunction>("cycle", [idx](Interp&, ValueList& args, Kwargs&) {
+        if (args.empty()) throw OpError("no items for cycling given");
+        return args[idx % args.size()];
+      }));
     } else if (name == "changed") {
-      auto self = std::const_pointer_cast<LoopContext>(shared_from_this());
-      *out = Value::Obj(
-          std::make_shared<NativeFunction>("changed", [self](Interp&, ValueList& args, Kwargs&) {
+      auto self = Rc<LoopContext>(const_cast<LoopContext*>(this));
+      *out =
+          Value::Obj(MakeRc<NativeFunction>("changed", [self](Interp&, ValueList& args, Kwargs&) {
             Value v = Value::List(args);
             if (self->has_last_ && Equals(self->last_, v)) return Value::Bool(false);
             self->last_ = v;
@@ -263,7 +308,7 @@ class LoopContext : public Object, public std::enable_shared_from_this<LoopConte
   SourcePos pos;
 
  private:
-  std::shared_ptr<ValueList> items_;
+  Value items_;
   const Node* node_;
   const Template* tmpl_;
   ScopePtr outer_;  // null unless recursive
@@ -296,7 +341,7 @@ std::string TemplateReference::Repr() const {
 
 bool TemplateReference::GetAttr(const std::string& name, Value* out) const {
   if (!ctx_.blocks || !ctx_.blocks->Find(name)) return false;
-  *out = Value::Obj(std::make_shared<BlockReference>(ctx_, name, 0));
+  *out = Value::Obj(MakeRc<BlockReference>(ctx_, name, 0));
   return true;
 }
 
@@ -304,7 +349,7 @@ Value BlockReference::Super(const RenderCtx& ctx, const std::string& name, size_
                             const SourcePos& pos) {
   const std::vector<BlockDef>* defs = ctx.blocks ? ctx.blocks->Find(name) : nullptr;
   if (defs && index + 1 < defs->size())
-    return Value::Obj(std::make_shared<BlockReference>(ctx, name, index + 1));
+    return Value::Obj(MakeRc<BlockReference>(ctx, name, index + 1));
   return Value::Undef("there is no parent block called " + pystr::Repr(name) + ".", pos);
 }
 
@@ -367,7 +412,7 @@ void Interp::Fail(int line, int col, const std::string& msg) const {
   throw msc::Error(FormatPos(SourcePos{cur_file_, line, col}) + msg);
 }
 
-ScopePtr Interp::NewRootScope() { return std::make_shared<Scope>(); }
+ScopePtr Interp::NewRootScope() { return MakeRc<Scope>(); }
 
 void Interp::RenderTemplate(const Template& t, const ScopePtr& scope, std::string& out) {
   RenderCtx ctx;
@@ -424,7 +469,7 @@ void Interp::RenderExtends(const Node& n, const ScopePtr& scope) {
   if (name.is_undefined()) ThrowUndefined(name);
   if (!name.is_string())
     Fail(n.expr->line, n.expr->col, "template name must be a string, got " + TypeName(name));
-  std::shared_ptr<const Template> t;
+  const Template* t = nullptr;
   try {
     t = env_.Load(name.s());
   } catch (const OpError& e) {
@@ -435,12 +480,12 @@ void Interp::RenderExtends(const Node& n, const ScopePtr& scope) {
   if (!t) Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
   BlockTable& table = *ctx_.blocks;
   for (const Template* c : table.chain) {
-    if (c != t.get()) continue;
+    if (c != t) continue;
     std::string cycle;
     for (const Template* c2 : table.chain) cycle += pystr::Repr(c2->load_name) + " -> ";
     Fail(n.expr->line, n.expr->col, "extends cycle: " + cycle + pystr::Repr(t->load_name));
   }
-  out_check_->parent = t.get();
+  out_check_->parent = t;
   out_check_->pos = Pos(n.line, n.col);
   table.Add(*t);
 }
@@ -469,11 +514,11 @@ void Interp::RenderBlock(const RenderCtx& ctx, const std::string& name, size_t i
   const BlockDef def = (*defs)[index];
   // Like a Jinja2 block function: names resolve in the context (not in the caller's locals);
   // `super` is the next definition.
-  auto scope = std::make_shared<Scope>();
+  auto scope = MakeRc<Scope>();
   scope->parent = ctx.scope;
-  scope->vars.emplace_back(
-      "super", BlockReference::Super(ctx, name, index,
-                                     SourcePos{&def.tmpl->name, def.node->line, def.node->col}));
+  scope->Set(kSuperName(),
+             BlockReference::Super(ctx, name, index,
+                                   SourcePos{&def.tmpl->name, def.node->line, def.node->col}));
   try {
     DepthGuard depth(this);
     FrameGuard frame(this, &ctx);
@@ -488,7 +533,14 @@ void Interp::RenderBlock(const RenderCtx& ctx, const std::string& name, size_t i
 
 void Interp::RenderBody(const Body& body, const ScopePtr& scope, std::string& out) {
   for (const auto& n : body) {
-    RenderNode(*n, scope, out);
+    const bool dropped = out_check_ && out_check_->parent;  // content after an extends
+    if (n->kind == Node::K::kText) {  // the two commonest nodes without a call
+      if (!dropped) out += n->text;
+    } else if (n->kind == Node::K::kPrint) {
+      if (!dropped) Print(*n->expr, scope, out);
+    } else {
+      RenderNode(*n, scope, out);
+    }
     if (out.size() > kMaxOutputBytes)
       Fail(n->line, n->col, "output exceeds " + std::to_string(kMaxOutputBytes >> 20) + " MiB");
   }
@@ -496,8 +548,12 @@ void Interp::RenderBody(const Body& body, const ScopePtr& scope, std::string& ou
 
 void Interp::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
   if (target.kind == Expr::K::kName) {
-    scope->Set(target.name, v);
+    scope->Set(target.name, target.hash, v);
   } else if (target.kind == Expr::K::kTuple) {
+    if (v.is_seq() && v.size() == target.items.size()) {  // no copy of the sequence
+      for (size_t i = 0; i < target.items.size(); ++i) Assign(*target.items[i], v.at(i), scope);
+      return;
+    }
     ValueList items = Iterate(v);
     if (items.size() < target.items.size())
       Fail(target.line, target.col,
@@ -509,14 +565,58 @@ void Interp::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
     for (size_t i = 0; i < items.size(); ++i) Assign(*target.items[i], items[i], scope);
   } else if (target.kind == Expr::K::kGetAttr) {
     const Expr& ns_name = *target.items[0];
-    Value ns = Lookup(ns_name.name, *scope, ns_name.line, ns_name.col);
+    Value ns;
+    if (!scope->Find(ns_name.name, ns_name.hash, &ns))
+      ns = LookupGlobal(ns_name.name, ns_name.line, ns_name.col);
     if (ns.is_undefined()) ThrowUndefined(ns);
-    auto* obj = ns.is_object() ? dynamic_cast<Namespace*>(ns.obj()) : nullptr;
+    Namespace* obj = ns.is_object() ? ns.obj()->AsNamespace() : nullptr;
     if (!obj)
       Fail(target.line, target.col,
            "cannot assign attribute on non-namespace object '" + ns_name.name + "'");
     obj->SetAttr(target.name, v);
   }
+}
+
+// {% set x %}...{% endset %} and {% filter f %}...{% endfilter %}.
+void Interp::RenderBlockSet(const Node& n, const ScopePtr& scope, std::string& out) {
+  auto inner = MakeRc<Scope>();
+  inner->parent = scope;
+  std::string text;
+  if (n.kind == Node::K::kSetBlock) {
+    FrameGuard frame(this, nullptr);  // a block set captures its output even after extends
+    RenderBody(n.body, inner, text);
+  } else {
+    RenderBody(n.body, inner, text);
+  }
+  Value v = Value::Str(std::move(text));
+  if (n.expr) {
+    const Value* saved = block_input;
+    block_input = &v;
+    Value r = Eval(*n.expr, scope);
+    block_input = saved;
+    v = r;
+  }
+  if (n.kind == Node::K::kSetBlock) {
+    Assign(*n.target, v, scope);
+  } else if (!v.is_string()) {
+    // Jinja2 joins filter-block results without str(): a non-string result is an error.
+    Fail(n.line, n.col, "sequence item: expected str instance, " + TypeName(v) + " found");
+  } else {
+    try {
+      AppendStr(out, v);
+    } catch (const OpError& e) {
+      Fail(n.line, n.col, e.what());
+    }
+  }
+}
+
+void Interp::RenderWith(const Node& n, const ScopePtr& scope, std::string& out) {
+  ValueList values;
+  for (const auto& v : n.values) values.push_back(Eval(*v, scope));
+  auto inner = MakeRc<Scope>();
+  inner->parent = scope;
+  for (size_t i = 0; i < values.size(); ++i) Assign(*n.targets[i], values[i], inner);
+  RenderBody(n.body, inner, out);
 }
 
 void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) {
@@ -525,16 +625,10 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
       if (out_check_ && out_check_->parent) return;  // content after an extends is dropped
       out += n.text;
       return;
-    case Node::K::kPrint: {
+    case Node::K::kPrint:
       if (out_check_ && out_check_->parent) return;
-      Value v = Eval(*n.expr, scope);
-      try {
-        AppendStr(out, v);
-      } catch (const OpError& e) {
-        Fail(n.expr->line, n.expr->col, e.what());
-      }
+      Print(*n.expr, scope, out);
       return;
-    }
     case Node::K::kIf:
       for (size_t i = 0; i < n.conds.size(); ++i) {
         Value c = Eval(*n.conds[i], scope);
@@ -552,40 +646,11 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
       Assign(*n.target, Eval(*n.expr, scope), scope);
       return;
     case Node::K::kSetBlock:
-    case Node::K::kFilterBlock: {
-      auto inner = std::make_shared<Scope>();
-      inner->parent = scope;
-      std::string text;
-      if (n.kind == Node::K::kSetBlock) {
-        FrameGuard frame(this, nullptr);  // a block set captures its output even after extends
-        RenderBody(n.body, inner, text);
-      } else {
-        RenderBody(n.body, inner, text);
-      }
-      Value v = Value::Str(std::move(text));
-      if (n.expr) {
-        const Value* saved = block_input;
-        block_input = &v;
-        Value r = Eval(*n.expr, scope);
-        block_input = saved;
-        v = r;
-      }
-      if (n.kind == Node::K::kSetBlock) {
-        Assign(*n.target, v, scope);
-      } else if (!v.is_string()) {
-        // Jinja2 joins filter-block results without str(): a non-string result is an error.
-        Fail(n.line, n.col, "sequence item: expected str instance, " + TypeName(v) + " found");
-      } else {
-        try {
-          AppendStr(out, v);
-        } catch (const OpError& e) {
-          Fail(n.line, n.col, e.what());
-        }
-      }
+    case Node::K::kFilterBlock:
+      RenderBlockSet(n, scope, out);
       return;
-    }
     case Node::K::kMacro:
-      scope->Set(n.name, Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, n.name, ctx_)));
+      scope->Set(n.name, n.hash, Value::Obj(MakeRc<Macro>(&n, cur_tmpl_, scope, n.name, ctx_)));
       Register(scope);
       return;
     case Node::K::kCallBlock:
@@ -598,15 +663,9 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
     case Node::K::kFromImport:
       RenderImport(n, scope);
       return;
-    case Node::K::kWith: {
-      ValueList values;
-      for (const auto& v : n.values) values.push_back(Eval(*v, scope));
-      auto inner = std::make_shared<Scope>();
-      inner->parent = scope;
-      for (size_t i = 0; i < values.size(); ++i) Assign(*n.targets[i], values[i], inner);
-      RenderBody(n.body, inner, out);
+    case Node::K::kWith:
+      RenderWith(n, scope, out);
       return;
-    }
     case Node::K::kExtends:
       RenderExtends(n, scope);
       return;
@@ -622,53 +681,71 @@ void Interp::RenderFor(const Node& n, const ScopePtr& scope, std::string& out) {
 
 void Interp::RenderLoop(const Node& n, const ScopePtr& scope, const Value& seq, int64_t depth0,
                         std::string& out) {
-  ValueList items;
-  try {
-    items = Iterate(seq);
-  } catch (const OpError& e) {
-    if (depth0 > 0) throw;  // loop(items): reported at the call
-    Fail(n.expr->line, n.expr->col, e.what());
+  // The loop runs over the list/tuple itself (never copied); other iterables are materialized.
+  Value items;
+  if (seq.is_seq()) {
+    items = seq;
+  } else {
+    try {
+      items = Value::List(Iterate(seq));
+    } catch (const OpError& e) {
+      if (depth0 > 0) throw;  // loop(items): reported at the call
+      Fail(n.expr->line, n.expr->col, e.what());
+    }
   }
   if (n.cond) {
     ValueList kept;
-    auto tmp = std::make_shared<Scope>();
+    auto tmp = MakeRc<Scope>();
     tmp->parent = scope;
-    for (auto& item : items) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      Value item = items.at(i);
       tmp->vars.clear();
       Assign(*n.target, item, tmp);
       if (Truthy(Eval(*n.cond, tmp))) kept.push_back(std::move(item));
     }
-    items = std::move(kept);
+    items = Value::List(std::move(kept));
   }
-  if (items.empty()) {
+  const size_t count = items.size();
+  if (count == 0) {
     if (!n.else_body.empty()) {
-      auto inner = std::make_shared<Scope>();
+      auto inner = MakeRc<Scope>();
       inner->parent = scope;
       RenderBody(n.else_body, inner, out);
     }
     return;
   }
-  auto shared_items = std::make_shared<ValueList>(std::move(items));
-  auto loop = std::make_shared<LoopContext>(shared_items, &n, cur_tmpl_,
-                                            n.recursive ? scope : nullptr, depth0);
-  loop->pos = Pos(n.line, n.col);
-  Value loop_value = Value::Obj(loop);
+  Rc<LoopContext> loop;  // only when the body can see `loop`
+  Value loop_value;
+  if (n.uses_loop) {
+    loop = MakeRc<LoopContext>(items, &n, cur_tmpl_, n.recursive ? scope : ScopePtr(), depth0);
+    loop->pos = Pos(n.line, n.col);
+    loop_value = Value::Obj(loop);
+  }
+  const ListBox* native = items.native_list();
+  const Expr& target = *n.target;
+  const Name& loop_name = kLoopName();
   ScopePtr iter_scope;
-  for (size_t i = 0; i < shared_items->size(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
     if (iter_scope && iter_scope.use_count() == 1) {
       iter_scope->vars.clear();
-    } else {
-      iter_scope = std::make_shared<Scope>();
-      iter_scope->parent = scope;
+    } else {  // first iteration, or the last one's scope was captured (e.g. by a macro)
+      iter_scope = NewScope(scope);
     }
-    loop->index0 = i;
     if (++iterations_ > kMaxLoopIterations)
       Fail(n.line, n.col,
            "more than " + std::to_string(kMaxLoopIterations) + " loop iterations in one render");
-    iter_scope->vars.emplace_back("loop", loop_value);
-    Assign(*n.target, (*shared_items)[i], iter_scope);
+    if (loop) {
+      loop->index0 = i;
+      iter_scope->vars.push_back(Scope::Var{&loop_name.str, loop_name.hash, loop_value});
+    }
+    if (target.kind == Expr::K::kName && target.hash != loop_name.hash)
+      iter_scope->vars.push_back(
+          Scope::Var{&target.name, target.hash, native ? (*native)[i] : items.at(i)});
+    else
+      Assign(target, native ? (*native)[i] : items.at(i), iter_scope);
     RenderBody(n.body, iter_scope, out);
   }
+  Recycle(iter_scope);
 }
 
 void Interp::RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& out) {
@@ -677,8 +754,7 @@ void Interp::RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& 
   ValueList args;
   Kwargs kwargs;
   EvalArgs(call, scope, args, kwargs);
-  kwargs.emplace_back("caller",
-                      Value::Obj(std::make_shared<Macro>(&n, cur_tmpl_, scope, "caller", ctx_)));
+  kwargs.emplace_back("caller", Value::Obj(MakeRc<Macro>(&n, cur_tmpl_, scope, "caller", ctx_)));
   Value r;
   try {
     CheckCallable(*call.items[0], callee);
@@ -691,9 +767,8 @@ void Interp::RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& 
 
 void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& out) {
   Value name = Eval(*n.expr, scope);
-  ValueList names = name.is_seq() ? Iterate(name) : ValueList{name};
-  std::shared_ptr<const Template> t;
-  for (const Value& v : names) {
+  const Template* t = nullptr;
+  auto load = [&](const Value& v) {
     if (v.is_undefined()) ThrowUndefined(v);
     if (!v.is_string())
       Fail(n.expr->line, n.expr->col, "template name must be a string, got " + TypeName(v));
@@ -704,21 +779,33 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
     } catch (const msc::Error& e) {
       AppendTrace(e, "included from", Pos(n.line, n.col));  // syntax error in the included file
     }
-    if (t) break;
+  };
+  if (name.is_seq()) {
+    const size_t count = name.size();
+    for (size_t i = 0; i < count && !t; ++i) load(name.at(i));
+    if (!t && !n.ignore_missing) {
+      if (count == 1)
+        Fail(n.expr->line, n.expr->col, "template " + Repr(name.at(0)) + " not found");
+      Fail(n.expr->line, n.expr->col, "none of the templates given were found: " + Repr(name));
+    }
+  } else {
+    load(name);
+    if (!t && !n.ignore_missing)
+      Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
   }
-  if (!t) {
-    if (n.ignore_missing) return;
-    if (names.size() == 1)
-      Fail(n.expr->line, n.expr->col, "template " + Repr(names[0]) + " not found");
-    Fail(n.expr->line, n.expr->col, "none of the templates given were found: " + Repr(name));
-  }
-  ScopePtr inner = std::make_shared<Scope>();
-  if (n.with_context) {
-    inner->parent = scope;
-    // Like Jinja2, included templates see the includer's variables but not its `loop`.
-    if (hidden_loop_.is_none())
-      hidden_loop_ = Value::Undef("undefined variable 'loop'", Pos(n.line, n.col));
-    inner->vars.emplace_back("loop", hidden_loop_);
+  if (!t) return;
+  ScopePtr inner;
+  if (n.with_context && !t->include_needs_scope) {
+    inner = scope;  // it neither assigns names nor looks at `loop`: nothing to isolate
+  } else {
+    inner = MakeRc<Scope>();
+    if (n.with_context) {
+      inner->parent = scope;
+      // Like Jinja2, included templates see the includer's variables but not its `loop`.
+      if (hidden_loop_.is_none())
+        hidden_loop_ = Value::Undef("undefined variable 'loop'", Pos(n.line, n.col));
+      inner->Set(kLoopName(), hidden_loop_);
+    }
   }
   try {
     DepthGuard depth(this);
@@ -734,24 +821,26 @@ void Interp::RenderImport(const Node& n, const ScopePtr& scope) {
   Value mod = ImportModule(n, scope);
   Register(scope);  // the module (or its macros) may reference this scope: break the cycle later
   if (n.kind == Node::K::kImport) {
-    scope->Set(n.name, mod);
+    scope->Set(n.name, n.hash, mod);
     return;
   }
   auto* m = static_cast<Module*>(mod.obj());
-  for (const auto& [name, alias] : n.names) {
+  for (size_t k = 0; k < n.names.size(); ++k) {
+    const std::string& name = n.names[k].first;
+    const std::string& alias = n.names[k].second;
     Value v;
     if (!m->GetAttr(name, &v))
       v = Value::Undef("the template " + pystr::Repr(m->name) + " (imported on line " +
                            std::to_string(n.line) + ") does not export the requested name " +
                            pystr::Repr(name),
                        Pos(n.line, n.col));
-    scope->Set(alias, v);
+    scope->Set(alias, n.alias_hashes[k], v);
   }
 }
 
 Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
   Value name = Eval(*n.expr, scope);
-  std::shared_ptr<const Template> t;
+  const Template* t = nullptr;
   if (name.is_undefined()) ThrowUndefined(name);
   try {
     if (!name.is_string()) throw OpError("template name must be a string, got " + TypeName(name));
@@ -762,9 +851,9 @@ Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
     AppendTrace(e, "imported from", Pos(n.line, n.col));  // syntax error in the imported file
   }
   if (!t) Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
-  auto mod = std::make_shared<Module>();
+  auto mod = MakeRc<Module>();
   mod->name = name.s();
-  mod->scope = std::make_shared<Scope>();
+  mod->scope = MakeRc<Scope>();
   if (n.with_context) mod->scope->parent = scope;
   Register(mod->scope);
   try {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -16,17 +17,74 @@ namespace msc::tmpl {
 
 using Function = std::function<Json(const std::vector<Json>& args, const Json& kwargs)>;
 
-// A variable scope. Lookups walk parent links; a root scope may expose a JSON data object.
-struct Scope {
-  std::vector<std::pair<std::string, Value>> vars;
-  std::shared_ptr<Scope> parent;
-  const Json* data = nullptr;        // template context (render data) for root scopes
-  std::shared_ptr<void> data_owner;  // keeps `data` alive when it is owned
+// A vector keeping its first N elements inline (no allocation for small scopes).
+template <class T, size_t N>
+class SmallVec {
+ public:
+  SmallVec() = default;
+  SmallVec(const SmallVec&) = delete;
+  SmallVec& operator=(const SmallVec&) = delete;
+  ~SmallVec() {
+    clear();
+    if (data_ != Inline()) ::operator delete(static_cast<void*>(data_));
+  }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void clear() {
+    for (size_t k = 0; k < size_; ++k) data_[k].~T();
+    size_ = 0;
+  }
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    T* fresh = static_cast<T*>(::operator new(n * sizeof(T)));
+    for (size_t k = 0; k < size_; ++k) {
+      new (fresh + k) T(std::move(data_[k]));
+      data_[k].~T();
+    }
+    if (data_ != Inline()) ::operator delete(static_cast<void*>(data_));
+    data_ = fresh;
+    cap_ = n;
+  }
+  void push_back(T v) {
+    if (size_ == cap_) reserve(cap_ * 2);
+    new (data_ + size_) T(std::move(v));
+    ++size_;
+  }
 
-  bool Find(const std::string& name, Value* out) const;
-  void Set(const std::string& name, Value v);
+ private:
+  T* Inline() { return reinterpret_cast<T*>(buf_); }
+  alignas(T) unsigned char buf_[N * sizeof(T)];
+  T* data_ = Inline();
+  size_t size_ = 0;
+  size_t cap_ = N;
 };
-using ScopePtr = std::shared_ptr<Scope>;
+
+// A variable scope. Lookups walk parent links; a root scope may expose the render data (a dict).
+// Variable names are compared by hash first; a name passed to Set must outlive the scope (names
+// come from the parsed template or are static).
+struct Scope : RcObject {
+  struct Var {
+    const std::string* name;
+    uint64_t hash;
+    Value value;
+  };
+  SmallVec<Var, 4> vars;
+  Rc<Scope> parent;
+  Value data;  // root scopes: the template context (render data dict); None otherwise
+
+  bool Find(const std::string& name, uint64_t hash, Value* out) const;
+  bool Find(const Name& name, Value* out) const { return Find(name.str, name.hash, out); }
+  // The variable's value in place (a scope variable or a native data dict entry), or null when
+  // it is not there or only a JSON view has it (then Find).
+  const Value* FindRef(const std::string& name, uint64_t hash) const;
+  void Set(const std::string& name, uint64_t hash, Value v);
+  void Set(const Name& name, Value v) { Set(name.str, name.hash, std::move(v)); }
+};
+using ScopePtr = Rc<Scope>;
 
 class Interp;
 using NativeFn = std::function<Value(Interp& in, ValueList& args, Kwargs& kwargs)>;
@@ -36,12 +94,13 @@ struct EnvData {
   std::string search_root;
   std::unordered_map<std::string, Function> filters;  // user filters
   std::unordered_map<std::string, Value> globals;     // user globals and functions
-  std::unordered_map<std::string, std::shared_ptr<const Template>> file_cache;
+  std::unordered_map<std::string, std::unique_ptr<const Template>> file_cache;  // never evicted
   std::unordered_map<std::string, std::shared_ptr<const Template>> string_cache;
 
-  // Resolves `name` against search_root (jinja2 FileSystemLoader rules), loading and caching it.
-  // Returns null if the file does not exist; throws OpError if the name escapes the root.
-  std::shared_ptr<const Template> Load(const std::string& name);
+  // Resolves `name` against search_root (jinja2 FileSystemLoader rules), loading and caching it
+  // (the template lives as long as the environment). Returns null if the file does not exist;
+  // throws OpError if the name escapes the root.
+  const Template* Load(const std::string& name);
   std::shared_ptr<const Template> FromString(const std::string& source, const std::string& name);
   // Throws msc::Error for filters/tests that do not exist (Jinja2 checks these at compile time).
   void Validate(const Template& t) const;
@@ -130,6 +189,9 @@ class Macro : public Object {
   bool GetAttr(const std::string& name, Value* out) const override;
   bool IsCallable() const override { return true; }
   Value Call(Interp& in, ValueList& args, Kwargs& kwargs) override;
+  // Renders the call's output straight into `out` (what Call returns as a str).
+  void CallInto(Interp& in, ValueList& args, Kwargs& kwargs, std::string& out);
+  Macro* AsMacro() override { return this; }
   const std::string& name() const { return name_; }
 
  private:
@@ -159,6 +221,7 @@ class Namespace : public Object {
   std::string Repr() const override;
   bool GetAttr(const std::string& name, Value* out) const override;
   void SetAttr(const std::string& name, Value v);
+  Namespace* AsNamespace() override { return this; }
   std::vector<std::pair<std::string, Value>> attrs;
 };
 
@@ -209,15 +272,93 @@ class Interp {
                   std::string& out);
   const RenderCtx& ctx() const { return ctx_; }
   void RenderBody(const Body& body, const ScopePtr& scope, std::string& out);
-  Value Eval(const Expr& e, const ScopePtr& scope);
+  // The value of `e` in place when it is a constant, a variable or an attribute path over
+  // native dicts (x.y.z) that resolves without computing anything (borrowed from the template,
+  // a scope or the data; valid while the expression is evaluated). Null: Eval it.
+  const Value* Peek(const Expr& e, const Scope& scope) const {
+    if (e.kind == Expr::K::kConst) return &e.value;
+    if (e.kind == Expr::K::kName) return scope.FindRef(e.name, e.hash);
+    if (e.kind != Expr::K::kGetAttr) return nullptr;
+    const Expr* chain[8];  // the attribute names, outermost first
+    size_t n = 0;
+    const Expr* base = &e;
+    for (; base->kind == Expr::K::kGetAttr; base = base->items[0].get()) {
+      if (n == 8 || (base->methods & kDictMethod)) return nullptr;  // d.items etc. are methods
+      chain[n++] = base;
+    }
+    const Value* v = base->kind == Expr::K::kName    ? scope.FindRef(base->name, base->hash)
+                     : base->kind == Expr::K::kConst ? &base->value
+                                                     : nullptr;
+    while (v && n) {
+      const Expr& a = *chain[--n];
+      const DictBox* d = v->native_dict();
+      if (!d) return nullptr;
+      if (a.slot_hint < d->size() && d->KeyAt(a.slot_hint, a.name, a.hash)) {
+        v = &d->begin()[a.slot_hint].value;
+        continue;
+      }
+      const ptrdiff_t k = d->Find(a.name, a.hash);
+      if (k < 0) return nullptr;
+      a.slot_hint = static_cast<uint32_t>(k);
+      v = &d->begin()[k].value;
+    }
+    return v;
+  }
+  // Peek(e), else Eval(e) stored in `tmp`.
+  const Value& EvalRef(const Expr& e, const ScopePtr& scope, Value& tmp) {
+    if (const Value* v = Peek(e, *scope)) return *v;
+    tmp = Eval(e, scope);
+    return tmp;
+  }
+  // Evaluates `e`; an OpError becomes msc::Error at e's position. Constants and names are
+  // handled inline (they cannot fail).
+  Value Eval(const Expr& e, const ScopePtr& scope) {
+    if (e.kind == Expr::K::kConst) return e.value;
+    if (e.kind == Expr::K::kName) {
+      Value v;
+      if (scope->Find(e.name, e.hash, &v)) return v;
+      return LookupGlobal(e.name, e.line, e.col);
+    }
+    return EvalChecked(e, scope);
+  }
 
-  Value CallValue(const Value& callee, ValueList& args, Kwargs& kwargs);
-  Value ApplyFilter(const std::string& name, const Value& input, ValueList& args, Kwargs& kwargs);
+  // Calls `callee`. With `sink`, a macro renders into *sink instead of returning its output
+  // (then *printed is set and the result is None).
+  Value CallValue(const Value& callee, ValueList& args, Kwargs& kwargs, std::string* sink = nullptr,
+                  bool* printed = nullptr);
+  // `builtin`: the builtin filter `name` when already known (a user filter still overrides it).
+  Value ApplyFilter(const std::string& name, const Value& input, ValueList& args, Kwargs& kwargs,
+                    FilterImpl builtin = nullptr);
   bool ApplyTest(const std::string& name, const Value& input, ValueList& args, Kwargs& kwargs);
   Value GetAttr(const Value& obj, const std::string& name);  // Jinja environment.getattr
   Value GetItem(const Value& obj, const Value& key);         // Jinja environment.getitem
   Value Lookup(const std::string& name, const Scope& scope, int line, int col);
+  // `self`, environment globals, else an undefined value (names not found in the scopes).
+  Value LookupGlobal(const std::string& name, int line, int col);
   ScopePtr NewRootScope();  // globals only (imports without context)
+  // A fresh scope under `parent`, reusing one a finished frame gave back (Recycle).
+  ScopePtr NewScope(ScopePtr parent) {
+    ScopePtr s;
+    if (!free_scopes_.empty()) {
+      s = std::move(free_scopes_.back());
+      free_scopes_.pop_back();
+    } else {
+      s = MakeRc<Scope>();
+    }
+    s->parent = std::move(parent);
+    return s;
+  }
+  // Gives a finished frame's scope back for reuse unless something still holds it (a macro
+  // defined in it, a loop object...); `s` is null afterwards.
+  void Recycle(ScopePtr& s) {
+    if (s && s.use_count() == 1 && free_scopes_.size() < 64) {
+      s->vars.clear();
+      s->parent = nullptr;
+      s->data = Value();
+      free_scopes_.push_back(std::move(s));
+    }
+    s = nullptr;
+  }
 
   SourcePos Pos(int line, int col) const { return SourcePos{cur_file_, line, col}; }
   // Position of the operation being evaluated (for undefined values made by filters/getattr).
@@ -227,7 +368,7 @@ class Interp {
   void Register(const ScopePtr& s) {
     if (cleanup_.empty() || cleanup_.back() != s) cleanup_.push_back(s);
   }
-  void Register(const std::shared_ptr<Namespace>& ns) { namespaces_.push_back(ns); }
+  void Register(const Rc<Namespace>& ns) { namespaces_.push_back(ns); }
 
   // Depth accounting for macro calls and includes (limit kMaxDepth).
   static constexpr int kMaxDepth = 256;
@@ -267,11 +408,25 @@ class Interp {
     cur_tmpl_ = t;
     cur_file_ = t ? &t->name : nullptr;
   }
+  Value EvalChecked(const Expr& e, const ScopePtr& scope);
   Value EvalImpl(const Expr& e, const ScopePtr& scope);
-  Value EvalCall(const Expr& e, const ScopePtr& scope);
+  // EvalImpl's bulkier cases (kept out of it so that its frame stays small).
+  Value EvalSeq(const Expr& e, const ScopePtr& scope);
+  Value EvalDict(const Expr& e, const ScopePtr& scope);
+  Value EvalGetItem(const Expr& e, const ScopePtr& scope);
+  Value EvalFilter(const Expr& e, const ScopePtr& scope);
+  Value EvalTest(const Expr& e, const ScopePtr& scope);
+  Value EvalConcat(const Expr& e, const ScopePtr& scope);
+  Value EvalCall(const Expr& e, const ScopePtr& scope, std::string* sink = nullptr,
+                 bool* printed = nullptr);
+  // {{ expr }}: appends str(expr) to out (macro calls and string filters write into it directly).
+  // `at`: the expression whose position str() errors get (e's by default).
+  void Print(const Expr& e, const ScopePtr& scope, std::string& out, const Expr* at = nullptr);
   void EvalArgs(const Expr& e, const ScopePtr& scope, ValueList& args, Kwargs& kwargs);
   Value EvalCompare(const Expr& e, const ScopePtr& scope);
   void RenderNode(const Node& n, const ScopePtr& scope, std::string& out);
+  void RenderBlockSet(const Node& n, const ScopePtr& scope, std::string& out);
+  void RenderWith(const Node& n, const ScopePtr& scope, std::string& out);
   void RenderFor(const Node& n, const ScopePtr& scope, std::string& out);
   void RenderInclude(const Node& n, const ScopePtr& scope, std::string& out);
   void RenderImport(const Node& n, const ScopePtr& scope);
@@ -293,14 +448,14 @@ class Interp {
   RootState* out_check_ = nullptr;  // set in the root frames of a template that has extends
   Value hidden_loop_;  // undefined `loop` shadowing the includer's loop inside includes
   SourcePos here_;
-  std::vector<ScopePtr> cleanup_;                       // scopes holding macros (cycle breaking)
-  std::vector<std::shared_ptr<Namespace>> namespaces_;  // namespaces (cycle breaking)
+  std::vector<ScopePtr> cleanup_;          // scopes holding macros (cycle breaking)
+  std::vector<Rc<Namespace>> namespaces_;  // namespaces (cycle breaking)
+  std::vector<ScopePtr> free_scopes_;      // recycled scopes (NewScope)
 };
 
 // Builtins (filters.cc, tests.cc, methods.cc, ops.cc).
-using FilterImpl = Value (*)(Interp& in, const Value& v, ValueList& args, Kwargs& kwargs);
-using TestImpl = bool (*)(Interp& in, const Value& v, ValueList& args, Kwargs& kwargs);
 FilterImpl FindBuiltinFilter(const std::string& name);
+FilterAppendImpl FindBuiltinFilterAppend(const std::string& name);  // null: none
 TestImpl FindBuiltinTest(const std::string& name);
 // Python methods of str/dict/list: returns false if `recv` has no method `name`.
 bool HasMethod(const Value& recv, const std::string& name);
@@ -309,10 +464,14 @@ Value CallMethod(Interp& in, const Value& recv, const std::string& name, ValueLi
 void AddBuiltinGlobals(std::unordered_map<std::string, Value>& globals);
 
 // Operators (ops.cc).
-Value BinaryOp(const std::string& op, const Value& a, const Value& b);
+Value BinaryOp(BinOp op, const Value& a, const Value& b);
 Value UnaryMinus(const Value& a);
 Value Slice(const Value& v, const Value& start, const Value& stop, const Value& step);
 std::string PercentFormat(const std::string& fmt, const Value& args);  // Python "fmt % args"
+// The same with the arguments given as items[0..n) (a tuple's items), or, with `mapping`, as the
+// dict items[0]; appends to `out`.
+void PercentFormatTo(std::string& out, const std::string& fmt, const Value* items, size_t n,
+                     bool mapping);
 
 // Argument helpers for builtins: bind positional/keyword arguments to named parameters.
 struct ArgSpec {
@@ -320,10 +479,23 @@ struct ArgSpec {
   std::initializer_list<const char*> names;  // parameter names in order
   size_t required = 0;                       // number of required leading parameters
 };
-// Returns one Value per parameter (undefined-free None where missing and optional) and sets
-// `given[i]` for the parameters that were passed. Throws OpError on bad arguments.
-std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs,
-                            std::vector<bool>* given = nullptr);
+// Which parameters were passed (bit i: parameter i).
+struct ArgFlags {
+  uint32_t bits = 0;
+  bool operator[](size_t i) const { return (bits >> i) & 1u; }
+};
+// The bound parameters: one Value per parameter (None where missing and optional).
+class BoundArgs {
+ public:
+  static constexpr size_t kMax = 4;  // the most parameters of a builtin (truncate)
+  Value& operator[](size_t i) { return v_[i]; }
+  const Value& operator[](size_t i) const { return v_[i]; }
+
+ private:
+  Value v_[kMax];
+};
+// Binds `args`/`kwargs` to spec's parameters and sets `given`. Throws OpError on bad arguments.
+BoundArgs BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs, ArgFlags* given = nullptr);
 int64_t ToInt(const Value& v, const char* what);  // requires an int/bool
 
 }  // namespace msc::tmpl

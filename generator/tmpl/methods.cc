@@ -55,8 +55,8 @@ const std::unordered_set<std::string>& ListMethods() {
   return s;
 }
 
-std::vector<Value> Bind(const char* fn, std::initializer_list<const char*> names, size_t required,
-                        ValueList& args, Kwargs& kwargs, std::vector<bool>* given = nullptr) {
+BoundArgs Bind(const char* fn, std::initializer_list<const char*> names, size_t required,
+               ValueList& args, Kwargs& kwargs, ArgFlags* given = nullptr) {
   return BindArgs(ArgSpec{fn, names, required}, args, kwargs, given);
 }
 
@@ -74,7 +74,7 @@ bool AllChars(const std::string& s, bool (*pred)(char32_t)) {
 }
 
 Value Justify(const std::string& s, const std::string& name, ValueList& args, Kwargs& kw) {
-  std::vector<bool> given;
+  ArgFlags given;
   auto a = Bind(name.c_str(), {"width", "fillchar"}, 1, args, kw, &given);
   int64_t width = ToInt(a[0], "width");
   std::string fill = given[1] ? StrArg(a[1], name.c_str()) : " ";
@@ -97,6 +97,7 @@ Value Justify(const std::string& s, const std::string& name, ValueList& args, Kw
 
 Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwargs& kw) {
   const char* fn = m.c_str();
+  if (m == "format") return Value::Str(StrFormat(s, args, kw));
   if (m == "upper" || m == "lower" || m == "casefold" || m == "capitalize" || m == "title" ||
       m == "swapcase") {
     Bind(fn, {}, 0, args, kw);
@@ -200,7 +201,6 @@ Value StrMethod(const std::string& s, const std::string& m, ValueList& args, Kwa
     return Value::Tuple(
         {Value::Str(s.substr(0, f)), Value::Str(sep), Value::Str(s.substr(f + sep.size()))});
   }
-  if (m == "format") return Value::Str(StrFormat(s, args, kw));
   if (m.compare(0, 2, "is") == 0) {
     Bind(fn, {}, 0, args, kw);
     if (m == "isdigit" || m == "isdecimal" || m == "isnumeric")
@@ -242,7 +242,7 @@ Value DictMethod(const Value& d, const std::string& m, ValueList& args, Kwargs& 
       else
         out.push_back(m == "keys" ? kv.first : kv.second);
     }
-    return Value::Obj(std::make_shared<DictView>("dict_" + m, std::move(out)));
+    return Value::Obj(MakeRc<DictView>("dict_" + m, std::move(out)));
   }
   if (m == "get") {
     auto a = Bind(fn, {"key", "default"}, 1, args, kw);
@@ -295,6 +295,15 @@ bool HasMethod(const Value& recv, const std::string& name) {
   }
 }
 
+uint8_t MethodMask(const std::string& name) {
+  uint8_t m = 0;
+  if (StrMethods().count(name)) m |= kStrMethod;
+  if (DictMethods().count(name)) m |= kDictMethod;
+  if (ListMethods().count(name)) m |= kListMethod;
+  if (name == "count" || name == "index") m |= kTupleMethod;
+  return m;
+}
+
 Value CallMethod(Interp&, const Value& recv, const std::string& name, ValueList& args,
                  Kwargs& kwargs) {
   for (const Value& a : args)
@@ -307,27 +316,25 @@ Value CallMethod(Interp&, const Value& recv, const std::string& name, ValueList&
 // ---- builtin globals: range, dict, namespace, joiner, cycler ----
 namespace {
 
-class Cycler : public Object, public std::enable_shared_from_this<Cycler> {
+class Cycler : public Object {
  public:
   explicit Cycler(ValueList items) : items_(std::move(items)) {}
   std::string TypeName() const override { return "Cycler"; }
   bool GetAttr(const std::string& name, Value* out) const override {
-    auto self = std::const_pointer_cast<Cycler>(shared_from_this());
+    auto self = Rc<Cycler>(const_cast<Cycler*>(this));
     if (name == "current") {
       *out = items_[pos_];
     } else if (name == "next") {
-      *out =
-          Value::Obj(std::make_shared<NativeFunction>("next", [self](Interp&, ValueList&, Kwargs&) {
-            Value v = self->items_[self->pos_];
-            self->pos_ = (self->pos_ + 1) % self->items_.size();
-            return v;
-          }));
+      *out = Value::Obj(MakeRc<NativeFunction>("next", [self](Interp&, ValueList&, Kwargs&) {
+        Value v = self->items_[self->pos_];
+        self->pos_ = (self->pos_ + 1) % self->items_.size();
+        return v;
+      }));
     } else if (name == "reset") {
-      *out = Value::Obj(
-          std::make_shared<NativeFunction>("reset", [self](Interp&, ValueList&, Kwargs&) {
-            self->pos_ = 0;
-            return Value();
-          }));
+      *out = Value::Obj(MakeRc<NativeFunction>("reset", [self](Interp&, ValueList&, Kwargs&) {
+        self->pos_ = 0;
+        return Value();
+      }));
     } else {
       return false;
     }
@@ -340,7 +347,7 @@ class Cycler : public Object, public std::enable_shared_from_this<Cycler> {
 };
 
 Value Fn(const char* name, NativeFn fn) {
-  return Value::Obj(std::make_shared<NativeFunction>(name, std::move(fn)));
+  return Value::Obj(MakeRc<NativeFunction>(name, std::move(fn)));
 }
 
 }  // namespace
@@ -362,7 +369,7 @@ void AddBuiltinGlobals(std::unordered_map<std::string, Value>& globals) {
     __int128 count = step > 0 ? (static_cast<__int128>(stop) - start + step - 1) / step
                               : (static_cast<__int128>(start) - stop - step - 1) / -step;
     if (count > 10000000) throw OpError("range() is too large (more than 10000000 items)");
-    return Value::Obj(std::make_shared<Range>(start, stop, step));
+    return Value::Obj(MakeRc<Range>(start, stop, step));
   });
   globals["dict"] = Fn("dict", [](Interp&, ValueList& args, Kwargs& kw) {
     ValueDict d;
@@ -389,7 +396,7 @@ void AddBuiltinGlobals(std::unordered_map<std::string, Value>& globals) {
     return Value::Dict(std::move(d));
   });
   globals["namespace"] = Fn("namespace", [](Interp& in, ValueList& args, Kwargs& kw) {
-    auto ns = std::make_shared<Namespace>();
+    auto ns = MakeRc<Namespace>();
     if (args.size() > 1) throw OpError("namespace expected at most 1 positional argument");
     if (args.size() == 1) {
       if (!args[0].is_dict()) throw OpError("namespace argument must be a mapping");
@@ -413,7 +420,7 @@ void AddBuiltinGlobals(std::unordered_map<std::string, Value>& globals) {
   });
   globals["cycler"] = Fn("cycler", [](Interp&, ValueList& args, Kwargs&) {
     if (args.empty()) throw OpError("at least one item has to be provided");
-    return Value::Obj(std::make_shared<Cycler>(args));
+    return Value::Obj(MakeRc<Cycler>(args));
   });
 }
 

@@ -99,12 +99,72 @@ Value Power(const Value& a, const Value& b) {
 
 }  // namespace
 
-Value BinaryOp(const std::string& op, const Value& a, const Value& b) {
+const char* BinOpName(BinOp op) {
+  switch (op) {
+    case BinOp::kAdd:
+      return "+";
+    case BinOp::kSub:
+      return "-";
+    case BinOp::kMul:
+      return "*";
+    case BinOp::kDiv:
+      return "/";
+    case BinOp::kFloorDiv:
+      return "//";
+    case BinOp::kMod:
+      return "%";
+    case BinOp::kPow:
+      return "**";
+  }
+  return "?";
+}
+
+const char* CmpOpName(CmpOp op) {
+  switch (op) {
+    case CmpOp::kEq:
+      return "==";
+    case CmpOp::kNe:
+      return "!=";
+    case CmpOp::kLt:
+      return "<";
+    case CmpOp::kLe:
+      return "<=";
+    case CmpOp::kGt:
+      return ">";
+    case CmpOp::kGe:
+      return ">=";
+    case CmpOp::kIn:
+      return "in";
+    case CmpOp::kNotIn:
+      return "not in";
+  }
+  return "?";
+}
+
+Value BinaryOp(BinOp op_code, const Value& a, const Value& b) {
+  // Fast paths: int/float arithmetic.
+  if (a.kind() == Value::Kind::kInt && b.kind() == Value::Kind::kInt) {
+    int64_t r;
+    switch (op_code) {
+      case BinOp::kAdd:
+        if (!__builtin_add_overflow(a.i(), b.i(), &r)) return Value::Int(r);
+        break;
+      case BinOp::kSub:
+        if (!__builtin_sub_overflow(a.i(), b.i(), &r)) return Value::Int(r);
+        break;
+      case BinOp::kMul:
+        if (!__builtin_mul_overflow(a.i(), b.i(), &r)) return Value::Int(r);
+        break;
+      default:
+        break;
+    }
+  }
+  const char* op = BinOpName(op_code);
   CheckUndef(a, b);
   const bool nums = a.is_number() && b.is_number();
   const bool anyf = a.is_float() || b.is_float();
   int64_t r;
-  if (op == "+") {
+  if (op_code == BinOp::kAdd) {
     if (nums) {
       if (anyf) return Value::Float(a.f() + b.f());
       if (__builtin_add_overflow(a.i(), b.i(), &r)) Overflow();
@@ -127,13 +187,13 @@ Value BinaryOp(const std::string& op, const Value& a, const Value& b) {
                     TypeName(a));
     Unsupported(op, a, b);
   }
-  if (op == "-") {
+  if (op_code == BinOp::kSub) {
     if (!nums) Unsupported(op, a, b);
     if (anyf) return Value::Float(a.f() - b.f());
     if (__builtin_sub_overflow(a.i(), b.i(), &r)) Overflow();
     return Value::Int(r);
   }
-  if (op == "*") {
+  if (op_code == BinOp::kMul) {
     if (nums) {
       if (anyf) return Value::Float(a.f() * b.f());
       if (__builtin_mul_overflow(a.i(), b.i(), &r)) Overflow();
@@ -146,17 +206,17 @@ Value BinaryOp(const std::string& op, const Value& a, const Value& b) {
                     TypeName(a.is_string() || a.is_seq() ? b : a) + "'");
     Unsupported(op, a, b);
   }
-  if (op == "**") {
+  if (op_code == BinOp::kPow) {
     if (!nums) Unsupported("** or pow()", a, b);
     return Power(a, b);
   }
-  if (op == "/") {
+  if (op_code == BinOp::kDiv) {
     if (!nums) Unsupported(op, a, b);
     if (b.f() == 0.0) throw OpError("division by zero");
     return Value::Float(a.f() / b.f());
   }
-  if (op == "//" || op == "%") {
-    const bool div = op == "//";
+  if (op_code == BinOp::kFloorDiv || op_code == BinOp::kMod) {
+    const bool div = op_code == BinOp::kFloorDiv;
     if (!div && a.is_string()) return Value::Str(PercentFormat(a.s(), b));
     if (!nums) Unsupported(op, a, b);
     if (!anyf) {
@@ -178,7 +238,7 @@ Value BinaryOp(const std::string& op, const Value& a, const Value& b) {
     FloatDivMod(a.f(), b.f(), &fd, &m);
     return Value::Float(div ? fd : m);
   }
-  throw OpError("unknown operator " + op);
+  throw OpError(std::string("unknown operator ") + op);
 }
 
 Value UnaryMinus(const Value& a) {
@@ -298,12 +358,22 @@ std::string FormatFloatSpec(double x, char type, const Spec& sp) {
 
 std::string PercentFormat(const std::string& fmt, const Value& args) {
   if (args.is_undefined()) ThrowUndefined(args);
-  ValueList items = args.is_tuple() ? Iterate(args) : ValueList{args};
-  const bool mapping = args.is_dict();
-  size_t next = 0;
   std::string out;
+  if (args.is_tuple()) {
+    ValueList items = Iterate(args);
+    PercentFormatTo(out, fmt, items.data(), items.size(), false);
+  } else {
+    PercentFormatTo(out, fmt, &args, 1, args.is_dict());
+  }
+  return out;
+}
+
+void PercentFormatTo(std::string& out, const std::string& fmt, const Value* items, size_t n,
+                     bool mapping) {
+  const Value* dict = mapping ? &items[0] : nullptr;
+  size_t next = 0;
   auto next_arg = [&]() -> Value {
-    if (next >= items.size()) throw OpError("not enough arguments for format string");
+    if (next >= n) throw OpError("not enough arguments for format string");
     return items[next++];
   };
   for (size_t i = 0; i < fmt.size(); ++i) {
@@ -325,7 +395,7 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
       }
       if (depth) throw OpError("incomplete format key");
       std::string key = fmt.substr(i + 1, k - i - 2);
-      if (!args.Get(key, &val)) throw OpError("KeyError: " + pystr::Repr(key));
+      if (!dict->Get(key, &val)) throw OpError("KeyError: " + pystr::Repr(key));
       have_val = true;
       i = k;
     }
@@ -453,23 +523,25 @@ std::string PercentFormat(const std::string& fmt, const Value& args) {
         throw OpError(std::string("unsupported format character '") + type + "'");
     }
   }
-  if (!mapping && next < items.size())
-    throw OpError("not all arguments converted during string formatting");
-  return out;
+  if (!mapping && next < n) throw OpError("not all arguments converted during string formatting");
 }
 
 // ---- argument binding helpers ----
-std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs,
-                            std::vector<bool>* given) {
+BoundArgs BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs, ArgFlags* given) {
   const size_t n = spec.names.size();
-  std::vector<Value> out(n);
-  std::vector<bool> have(n, false);
+  if (n > BoundArgs::kMax) throw OpError(std::string(spec.fn) + "(): too many parameters");
+  BoundArgs out;
+  if (args.empty() && kwargs.empty() && spec.required == 0) {  // the common no-argument call
+    if (given) given->bits = 0;
+    return out;
+  }
+  uint32_t have = 0;
   if (args.size() > n)
     throw OpError(std::string(spec.fn) + "() takes at most " + std::to_string(n) +
                   " argument(s) (" + std::to_string(args.size()) + " given)");
   for (size_t i = 0; i < args.size(); ++i) {
     out[i] = args[i];
-    have[i] = true;
+    have |= 1u << i;
   }
   for (auto& kv : kwargs) {
     size_t idx = n;
@@ -481,17 +553,17 @@ std::vector<Value> BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs
     if (idx == n)
       throw OpError(std::string(spec.fn) + "() got an unexpected keyword argument '" + kv.first +
                     "'");
-    if (have[idx])
+    if (have & (1u << idx))
       throw OpError(std::string(spec.fn) + "() got multiple values for argument '" + kv.first +
                     "'");
     out[idx] = kv.second;
-    have[idx] = true;
+    have |= 1u << idx;
   }
   for (size_t i = 0; i < spec.required; ++i)
-    if (!have[i])
+    if (!(have & (1u << i)))
       throw OpError(std::string(spec.fn) + "() missing required argument '" +
                     spec.names.begin()[i] + "'");
-  if (given) *given = have;
+  if (given) given->bits = have;
   return out;
 }
 

@@ -4,6 +4,78 @@
 #include "generator/tmpl/parser_impl.h"
 
 namespace msc::tmpl {
+
+namespace {
+
+// Template::include_needs_scope.
+bool MentionsLoop(const Expr* e) {
+  if (!e) return false;
+  if (e->kind == Expr::K::kName && e->name == "loop") return true;
+  for (const auto& c : e->items)
+    if (MentionsLoop(c.get())) return true;
+  for (const auto& c : e->args)
+    if (MentionsLoop(c.get())) return true;
+  for (const auto& kv : e->kwargs)
+    if (MentionsLoop(kv.second.get())) return true;
+  return MentionsLoop(e->dyn_args.get()) || MentionsLoop(e->dyn_kwargs.get());
+}
+
+}  // namespace
+
+bool MentionsLoop(const Body& body) {
+  for (const auto& n : body) {
+    if (MentionsLoop(n->expr.get()) || MentionsLoop(n->target.get()) || MentionsLoop(n->cond.get()))
+      return true;
+    for (const auto& c : n->conds)
+      if (MentionsLoop(c.get())) return true;
+    for (const auto& c : n->values)
+      if (MentionsLoop(c.get())) return true;
+    for (const auto& p : n->params)
+      if (MentionsLoop(p.default_value.get())) return true;
+    for (const auto& b : n->bodies)
+      if (MentionsLoop(b)) return true;
+    if (MentionsLoop(n->body) || MentionsLoop(n->else_body)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+bool HasBlock(const Body& body) {
+  for (const auto& n : body) {
+    if (n->kind == Node::K::kBlock) return true;
+    for (const auto& b : n->bodies)
+      if (HasBlock(b)) return true;
+    if (HasBlock(n->body) || HasBlock(n->else_body)) return true;
+  }
+  return false;
+}
+
+bool AssignsTopLevel(const Body& body) {  // the root body and its if-branches
+  for (const auto& n : body) {
+    switch (n->kind) {
+      case Node::K::kSet:
+      case Node::K::kSetBlock:
+      case Node::K::kMacro:
+      case Node::K::kImport:
+      case Node::K::kFromImport:
+      case Node::K::kExtends:
+      case Node::K::kBlock:
+        return true;
+      case Node::K::kIf:
+        for (const auto& b : n->bodies)
+          if (AssignsTopLevel(b)) return true;
+        if (AssignsTopLevel(n->else_body)) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 namespace detail {
 namespace {
 
@@ -163,6 +235,7 @@ NodePtr Parser::ParseFor() {
   if (SkipName("if")) n->cond = ParseExpression(true);
   n->recursive = SkipName("recursive");
   n->body = ParseStatements({"endfor", "else"}, opener, false);
+  n->uses_loop = MentionsLoop(n->body) || HasBlock(n->body);
   if (Next().text == "else") n->else_body = ParseStatements({"endfor"}, opener, true);
   return n;
 }
@@ -190,6 +263,7 @@ void Parser::ParseSignature(Node* n) {
     const Token& at = Cur();
     MacroParam p;
     p.name = ExpectAnyName();
+    p.hash = HashStr(p.name);
     if (IsReservedName(p.name)) Fail(at, "can't assign to '" + p.name + "'");
     if (SkipOp("=")) {
       p.default_value = ParseExpression(true);
@@ -207,6 +281,7 @@ NodePtr Parser::ParseMacro() {
   auto n = MakeNode(Node::K::kMacro, opener);
   const Token& at = Cur();
   n->name = ExpectAnyName();
+  n->hash = HashStr(n->name);
   if (IsReservedName(n->name)) Fail(at, "can't assign to '" + n->name + "'");
   ParseSignature(n.get());
   n->body = ParseStatements({"endmacro"}, opener, true);
@@ -254,6 +329,7 @@ NodePtr Parser::ParseImport() {
   ExpectName("as");
   const Token& at = Cur();
   n->name = ExpectAnyName();
+  n->hash = HashStr(n->name);
   if (IsReservedName(n->name)) Fail(at, "can't assign to '" + n->name + "'");
   ParseImportContext(n.get(), false);
   return n;
@@ -287,6 +363,7 @@ NodePtr Parser::ParseFrom() {
       if (IsReservedName(alias)) Fail(at2, "can't assign to '" + alias + "'");
     }
     n->names.emplace_back(name, alias);
+    n->alias_hashes.push_back(HashStr(alias));
     if (parse_context() || !IsOp(",")) break;
   }
   return n;
@@ -422,6 +499,8 @@ std::unique_ptr<Template> Parse(const std::string& source, const std::string& na
   detail::Parser parser(Lex(source, name), tmpl->name);
   tmpl->body = parser.ParseTemplate();
   BlockCollector(tmpl.get()).Walk(tmpl->body, true);
+  tmpl->include_needs_scope = !tmpl->blocks.empty() || tmpl->has_extends ||
+                              AssignsTopLevel(tmpl->body) || MentionsLoop(tmpl->body);
   return tmpl;
 }
 

@@ -1,7 +1,64 @@
 // Expression grammar: Jinja2's parse_tuple / parse_expression / ... / parse_primary.
+// Expressions are resolved as they are built: names and attribute names get their hashes,
+// operators their codes, filters and tests their builtin implementations, and list/tuple/dict
+// literals made only of constants become constants.
+#include "generator/tmpl/interp.h"
 #include "generator/tmpl/parser_impl.h"
 
 namespace msc::tmpl::detail {
+namespace {
+
+BinOp BinOpFromText(const std::string& op) {
+  if (op == "+") return BinOp::kAdd;
+  if (op == "-") return BinOp::kSub;
+  if (op == "*") return BinOp::kMul;
+  if (op == "/") return BinOp::kDiv;
+  if (op == "//") return BinOp::kFloorDiv;
+  if (op == "%") return BinOp::kMod;
+  return BinOp::kPow;
+}
+
+bool AllConst(const std::vector<ExprPtr>& items) {
+  for (const auto& c : items)
+    if (!c || c->kind != Expr::K::kConst) return false;
+  return true;
+}
+
+// A list/tuple/dict literal of constants becomes a constant (built once; values are immutable).
+// Dicts only when every key is a string (no unhashable-key errors to keep for run time).
+ExprPtr FoldLiteral(ExprPtr e) {
+  if (!AllConst(e->items)) return e;
+  if (e->kind == Expr::K::kList || e->kind == Expr::K::kTuple) {
+    ValueList items;
+    items.reserve(e->items.size());
+    for (const auto& c : e->items) items.push_back(c->value);
+    e->value =
+        e->kind == Expr::K::kList ? Value::List(std::move(items)) : Value::Tuple(std::move(items));
+  } else if (e->kind == Expr::K::kDict) {
+    ValueDict d;
+    for (size_t i = 0; i + 1 < e->items.size(); i += 2) {
+      const Value& k = e->items[i]->value;
+      if (!k.is_string()) return e;
+      bool replaced = false;
+      for (auto& kv : d) {
+        if (kv.first.s() == k.s()) {
+          kv.second = e->items[i + 1]->value;
+          replaced = true;
+          break;
+        }
+      }
+      if (!replaced) d.emplace_back(k, e->items[i + 1]->value);
+    }
+    e->value = Value::Dict(std::move(d));
+  } else {
+    return e;
+  }
+  e->kind = Expr::K::kConst;
+  e->items.clear();
+  return e;
+}
+
+}  // namespace
 
 ExprPtr ExprParser::ParseAssignTarget(bool with_tuple, bool name_only,
                                       const std::vector<std::string>& extra_end,
@@ -11,15 +68,18 @@ ExprPtr ExprParser::ParseAssignTarget(bool with_tuple, bool name_only,
   if (with_namespace && Cur().type == Tok::kName && Look().type == Tok::kOp && Look().text == ".") {
     auto ns = MakeExpr(Expr::K::kName, Cur());
     ns->name = Next().text;
+    ns->hash = HashStr(ns->name);
     Next();
     target = MakeExpr(Expr::K::kGetAttr, at);
     target->name = ExpectAnyName();
+    target->hash = HashStr(target->name);
     target->items.push_back(std::move(ns));
     return target;
   }
   if (name_only) {
     target = MakeExpr(Expr::K::kName, at);
     target->name = ExpectAnyName();
+    target->hash = HashStr(target->name);
   } else if (with_tuple) {
     target = ParseTuple(true, true, extra_end, false);
   } else {
@@ -67,7 +127,7 @@ ExprPtr ExprParser::ParseTuple(bool simplified, bool with_condexpr,
   }
   auto t = MakeExpr(Expr::K::kTuple, at);
   t->items = std::move(items);
-  return t;
+  return FoldLiteral(std::move(t));
 }
 
 ExprPtr ExprParser::ParseExpression(bool with_condexpr) {
@@ -89,6 +149,7 @@ ExprPtr ExprParser::Binary(Expr::K k, const Token& at, ExprPtr a, ExprPtr b,
                            const std::string& op) {
   auto e = MakeExpr(k, at);
   e->name = op;
+  if (k == Expr::K::kBinary) e->op = BinOpFromText(op);
   e->items.push_back(std::move(a));
   e->items.push_back(std::move(b));
   return e;
@@ -127,16 +188,25 @@ ExprPtr ExprParser::ParseCompare() {
   ExprPtr first = ParseMath1();
   ExprPtr cmp;
   while (true) {
-    std::string op;
-    if (Cur().type == Tok::kOp && (Cur().text == "==" || Cur().text == "!=" || Cur().text == "<" ||
-                                   Cur().text == "<=" || Cur().text == ">" || Cur().text == ">=")) {
-      op = Next().text;
+    CmpOp op;
+    if (SkipOp("==")) {
+      op = CmpOp::kEq;
+    } else if (SkipOp("!=")) {
+      op = CmpOp::kNe;
+    } else if (SkipOp("<")) {
+      op = CmpOp::kLt;
+    } else if (SkipOp("<=")) {
+      op = CmpOp::kLe;
+    } else if (SkipOp(">")) {
+      op = CmpOp::kGt;
+    } else if (SkipOp(">=")) {
+      op = CmpOp::kGe;
     } else if (SkipName("in")) {
-      op = "in";
+      op = CmpOp::kIn;
     } else if (IsName("not") && Look().type == Tok::kName && Look().text == "in") {
       Next();
       Next();
-      op = "notin";
+      op = CmpOp::kNotIn;
     } else {
       break;
     }
@@ -219,6 +289,7 @@ ExprPtr ExprParser::ParsePrimary() {
       else {
         e->kind = Expr::K::kName;
         e->name = n;
+        e->hash = HashStr(n);
       }
       Next();
       return e;
@@ -227,7 +298,7 @@ ExprPtr ExprParser::ParsePrimary() {
       e = MakeExpr(Expr::K::kConst, tok);
       std::string s;
       while (Cur().type == Tok::kString) s += Next().text;
-      e->value = Value::OwnJson(Json(std::move(s)));  // shared: cheap copies
+      e->value = Value::Str(std::move(s));  // shared by every copy
       return e;
     }
     case Tok::kInt:
@@ -262,7 +333,7 @@ ExprPtr ExprParser::ParseList() {
     e->items.push_back(ParseExpression(true));
   }
   ExpectOp("]");
-  return e;
+  return FoldLiteral(std::move(e));
 }
 
 ExprPtr ExprParser::ParseDict() {
@@ -275,7 +346,7 @@ ExprPtr ExprParser::ParseDict() {
     e->items.push_back(ParseExpression(true));
   }
   ExpectOp("}");
-  return e;
+  return FoldLiteral(std::move(e));
 }
 
 ExprPtr ExprParser::ParsePostfix(ExprPtr e) {
@@ -310,6 +381,8 @@ ExprPtr ExprParser::ParseSubscript(ExprPtr node) {
     if (attr.type == Tok::kName) {
       auto e = MakeExpr(Expr::K::kGetAttr, attr);
       e->name = Next().text;
+      e->hash = HashStr(e->name);
+      e->methods = MethodMask(e->name);
       e->items.push_back(std::move(node));
       return e;
     }
@@ -334,7 +407,7 @@ ExprPtr ExprParser::ParseSubscript(ExprPtr node) {
   } else {
     auto t = MakeExpr(Expr::K::kTuple, tok);
     t->items = std::move(args);
-    e->items.push_back(std::move(t));
+    e->items.push_back(FoldLiteral(std::move(t)));
   }
   return e;
 }
@@ -419,6 +492,8 @@ ExprPtr ExprParser::ParseFilter(ExprPtr node, bool start_inline) {
     auto e = MakeExpr(Expr::K::kFilter, at);
     e->name = ExpectAnyName();
     while (SkipOp(".")) e->name += "." + ExpectAnyName();
+    e->filter = FindBuiltinFilter(e->name);
+    e->filter_append = FindBuiltinFilterAppend(e->name);
     e->items.push_back(std::move(node));
     if (IsOp("(")) ParseCallArgs(e.get());
     node = std::move(e);
@@ -434,6 +509,7 @@ ExprPtr ExprParser::ParseTest(ExprPtr node) {
   auto e = MakeExpr(Expr::K::kTest, at);
   e->name = ExpectAnyName();
   while (SkipOp(".")) e->name += "." + ExpectAnyName();
+  e->test = FindBuiltinTest(e->name);
   e->items.push_back(std::move(node));
   const Token& c = Cur();
   if (IsOp("(")) {

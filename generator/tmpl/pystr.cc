@@ -141,39 +141,118 @@ std::string Repr(const std::string& s) {
   return out;
 }
 
-std::string FloatRepr(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+namespace {
+
+// Recently printed floats: repr by bit pattern (direct-mapped; exact, as the key is the bits).
+struct ReprCache {
+  static constexpr size_t kSlots = 64;
+  uint64_t bits[kSlots] = {};
+  char text[kSlots][32] = {};
+  uint8_t len[kSlots] = {};  // 0: empty
+  static size_t Slot(uint64_t b) { return (b * 0x9E3779B97F4A7C15ull) >> 58; }
+};
+thread_local ReprCache g_repr_cache;
+
+uint64_t Bits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, sizeof(b));
+  return b;
+}
+
+void Remember(double d, const char* text, size_t n) {
+  if (n == 0 || n >= sizeof(ReprCache::text[0])) return;
+  ReprCache& c = g_repr_cache;
+  const uint64_t b = Bits(d);
+  const size_t s = ReprCache::Slot(b);
+  c.bits[s] = b;
+  std::memcpy(c.text[s], text, n);
+  c.len[s] = static_cast<uint8_t>(n);
+}
+
+void AppendFloatReprUncached(std::string& out, double d);
+
+}  // namespace
+
+void NoteFloatRepr(double d, std::string_view repr) { Remember(d, repr.data(), repr.size()); }
+
+void AppendFloatRepr(std::string& out, double d) {
+  const ReprCache& c = g_repr_cache;
+  const uint64_t b = Bits(d);
+  const size_t s = ReprCache::Slot(b);
+  if (c.len[s] && c.bits[s] == b) {
+    out.append(c.text[s], c.len[s]);
+    return;
+  }
+  const size_t start = out.size();
+  AppendFloatReprUncached(out, d);
+  Remember(d, out.data() + start, out.size() - start);
+}
+
+namespace {
+
+void AppendFloatReprUncached(std::string& out, double d) {
+  if (std::isnan(d)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(d)) {
+    out += d > 0 ? "inf" : "-inf";
+    return;
+  }
+  // Shortest round-trip digits (Python's repr uses the same), laid out by Python's rules:
+  // positional for 1e-4 <= |d| < 1e16, else d.ddde[+-]XX.
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);  // e.g. "-1.2345e-05"
-  bool neg = sci[0] == '-';
-  if (neg) sci.erase(0, 1);
-  size_t epos = sci.find('e');
-  int exp10 = std::atoi(sci.c_str() + epos + 1);
-  std::string digits;
-  for (size_t k = 0; k < epos; ++k)
-    if (sci[k] != '.') digits.push_back(sci[k]);
-  // value = 0.DIGITS * 10^decpt
-  int decpt = exp10 + 1;
-  std::string out = neg ? "-" : "";
+  const char* p = buf;
+  if (*p == '-') {
+    out.push_back('-');
+    ++p;
+  }
+  char digits[32];
+  size_t nd = 0;
+  const char* e = p;
+  while (e < res.ptr && *e != 'e') {
+    if (*e != '.') digits[nd++] = *e;
+    ++e;
+  }
+  int exp10 = 0;
+  std::from_chars(e + 1 + (e[1] == '+' ? 1 : 0), res.ptr, exp10);
+  const int decpt = exp10 + 1;  // value = 0.DIGITS * 10^decpt
   if (decpt > -4 && decpt <= 16) {
     if (decpt <= 0) {
-      out += "0." + std::string(-decpt, '0') + digits;
-    } else if (static_cast<size_t>(decpt) >= digits.size()) {
-      out += digits + std::string(decpt - digits.size(), '0') + ".0";
+      out += "0.";
+      out.append(static_cast<size_t>(-decpt), '0');
+      out.append(digits, nd);
+    } else if (static_cast<size_t>(decpt) >= nd) {
+      out.append(digits, nd);
+      out.append(static_cast<size_t>(decpt) - nd, '0');
+      out += ".0";
     } else {
-      out += digits.substr(0, decpt) + "." + digits.substr(decpt);
+      out.append(digits, static_cast<size_t>(decpt));
+      out.push_back('.');
+      out.append(digits + decpt, nd - static_cast<size_t>(decpt));
     }
   } else {
-    out += digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    int e = decpt - 1;
-    out += e < 0 ? "e-" : "e+";
-    int ae = e < 0 ? -e : e;
-    if (ae < 10) out.push_back('0');
-    out += std::to_string(ae);
+    out.push_back(digits[0]);
+    if (nd > 1) {
+      out.push_back('.');
+      out.append(digits + 1, nd - 1);
+    }
+    const int x = decpt - 1;
+    out += x < 0 ? "e-" : "e+";
+    const int ax = x < 0 ? -x : x;
+    if (ax < 10) out.push_back('0');
+    char eb[8];
+    auto r = std::to_chars(eb, eb + sizeof(eb), ax);
+    out.append(eb, static_cast<size_t>(r.ptr - eb));
   }
+}
+
+}  // namespace
+
+std::string FloatRepr(double d) {
+  std::string out;
+  AppendFloatRepr(out, d);
   return out;
 }
 

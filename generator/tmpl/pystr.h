@@ -19,9 +19,13 @@ size_t Length(const std::string& s);  // number of code points
 // Code point boundaries: offsets of each code point plus s.size() at the end.
 std::vector<size_t> Boundaries(const std::string& s);
 
-std::string Repr(const std::string& s);  // Python repr() of a str, e.g. 'it\'s' -> "it's"
-std::string FloatRepr(double d);         // Python repr() of a float: 1.0, 0.1, 1e-05, inf
-bool IsPrintable(char32_t cp);           // approximation of str.isprintable for one char
+std::string Repr(const std::string& s);            // Python repr() of a str, e.g. 'it\'s' -> "it's"
+std::string FloatRepr(double d);                   // Python repr() of a float: 1.0, 0.1, 1e-05, inf
+void AppendFloatRepr(std::string& out, double d);  // out += FloatRepr(d)
+// Tells AppendFloatRepr that repr(d) is `repr` (a caller that knows it, e.g. round() from the
+// decimal text it rounded to); kept in a small per-thread cache of recent reprs.
+void NoteFloatRepr(double d, std::string_view repr);
+bool IsPrintable(char32_t cp);  // approximation of str.isprintable for one char
 
 bool IsSpace(char32_t cp);  // Python str.isspace for one character
 // Approximations of str.isalpha / str.isdigit / regex \w for one character: exact for ASCII and

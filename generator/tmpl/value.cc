@@ -1,6 +1,11 @@
 #include "generator/tmpl/value.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "generator/common/error.h"
 #include "generator/tmpl/pystr.h"
@@ -47,6 +52,196 @@ Value Object::Call(Interp&, ValueList&, Kwargs&) {
   throw OpError("'" + TypeName() + "' object is not callable");
 }
 
+// ---- small-block pool (value.h; off under AddressSanitizer) ----
+#if MSC_TMPL_ASAN
+void* PoolAlloc(size_t bytes) { return ::operator new(bytes); }
+void PoolFree(void* p, size_t) { ::operator delete(p); }
+#else
+namespace {
+
+constexpr size_t kPoolMax = 256;
+constexpr size_t kPoolClasses = kPoolMax / 16;
+constexpr size_t kPoolChunk = 16 << 10;  // bytes carved into blocks of one class at a time
+
+// Free blocks per size class, carved from chunks that are never freed (a block goes back to the
+// list of the thread freeing it, never to operator delete). So a block may move between threads
+// (an Environment built in one thread and dropped in another) and stay valid; what a thread's
+// lists hold when it ends stays allocated (bounded by the peak of small objects alive at once).
+struct Pool {
+  void* head[kPoolClasses] = {};
+};
+thread_local Pool g_pool;
+
+}  // namespace
+
+void* PoolAlloc(size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  if (bytes > kPoolMax) return ::operator new(bytes);
+  const size_t c = (bytes - 1) / 16;
+  Pool& pool = g_pool;
+  if (!pool.head[c]) {  // carve a new chunk into free blocks
+    const size_t size = (c + 1) * 16;
+    char* chunk = static_cast<char*>(::operator new(kPoolChunk));
+    for (size_t off = kPoolChunk / size * size; off >= size;) {
+      off -= size;
+      *reinterpret_cast<void**>(chunk + off) = pool.head[c];
+      pool.head[c] = chunk + off;
+    }
+  }
+  void* p = pool.head[c];
+  pool.head[c] = *static_cast<void**>(p);
+  return p;
+}
+
+void PoolFree(void* p, size_t bytes) {
+  if (!p) return;
+  if (bytes == 0) bytes = 1;
+  if (bytes > kPoolMax) {
+    ::operator delete(p);
+    return;
+  }
+  const size_t c = (bytes - 1) / 16;
+  Pool& pool = g_pool;
+  *static_cast<void**>(p) = pool.head[c];
+  pool.head[c] = p;
+}
+#endif
+
+// ---- payloads ----
+namespace {
+
+struct UndefBox : RcBase {
+  explicit UndefBox(UndefinedInfo i) : RcBase(BoxKind::kUndef), info(std::move(i)) {}
+  static void* operator new(size_t n) { return PoolAlloc(n); }
+  static void operator delete(void* p, size_t n) { PoolFree(p, n); }
+  UndefinedInfo info;
+};
+
+const ListBox& ListOf(const RcBase* rc) { return *static_cast<const ListBox*>(rc); }
+const DictBox& DictOf(const RcBase* rc) { return *static_cast<const DictBox*>(rc); }
+
+}  // namespace
+
+void RcBase::Destroy() const {
+  switch (kind_) {
+    case BoxKind::kStr:
+      delete static_cast<const StrBox*>(this);
+      return;
+    case BoxKind::kList: {
+      auto* l = const_cast<ListBox*>(static_cast<const ListBox*>(this));
+      const size_t n = l->n;
+      for (uint32_t k = 0; k < n; ++k) l->items()[k].~Value();
+      PoolFree(static_cast<void*>(l), sizeof(ListBox) + n * sizeof(Value));
+      return;
+    }
+    case BoxKind::kDict: {
+      auto* d = const_cast<DictBox*>(static_cast<const DictBox*>(this));
+      const size_t n = d->n, cap = d->cap;
+      for (uint32_t k = 0; k < n; ++k) d->entries()[k].~Entry();
+      PoolFree(static_cast<void*>(d),
+               sizeof(DictBox) + n * sizeof(DictBox::Entry) + cap * sizeof(uint32_t));
+      return;
+    }
+    case BoxKind::kUndef:
+      delete static_cast<const UndefBox*>(this);
+      return;
+    case BoxKind::kVirtual:
+      delete static_cast<const RcObject*>(this);
+      return;
+  }
+}
+
+// ---- arena ----
+Arena::~Arena() {
+  for (StrBox* s : strings_) s->~StrBox();
+  for (char* b : blocks_) ::operator delete(static_cast<void*>(b));
+  if (mapped_) munmap(mapped_, mapped_size_);
+}
+
+void Arena::Reserve(size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  if (mapped_ || bytes < kHuge) return;
+  bytes = (bytes + kHuge - 1) & ~(kHuge - 1);
+  const size_t size = bytes + kHuge;  // room to align to a huge page
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  mapped_ = p;
+  mapped_size_ = size;
+  char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(p) + kHuge - 1) &
+                                          ~static_cast<uintptr_t>(kHuge - 1));
+#ifdef MADV_HUGEPAGE
+  madvise(aligned, bytes, MADV_HUGEPAGE);
+#endif
+  cur_ = aligned;
+  left_ = bytes;
+}
+
+void* Arena::Alloc(size_t bytes) {
+  bytes = (bytes + 7) & ~size_t{7};
+  if (bytes > left_) {
+    const size_t block = std::max<size_t>(bytes, size_t{256} << 10);
+    cur_ = static_cast<char*>(::operator new(block));
+    blocks_.push_back(cur_);
+    left_ = block;
+  }
+  void* p = cur_;
+  cur_ += bytes;
+  left_ -= bytes;
+  return p;
+}
+
+void Arena::AdoptString(StrBox* box) {
+  Adopt(box);
+  if (box->s.capacity() > 15) strings_.push_back(box);  // not in the SSO buffer: heap text
+}
+
+ListBox* ListBox::Make(size_t n, Arena* arena, Value* from) {
+  if (n > UINT32_MAX) throw OpError("list too large");
+  const size_t bytes = sizeof(ListBox) + n * sizeof(Value);
+  void* mem = arena ? arena->Alloc(bytes) : PoolAlloc(bytes);
+  auto* box = new (mem) ListBox();
+  box->n = static_cast<uint32_t>(n);
+  if (from) {
+    for (size_t k = 0; k < n; ++k) new (box->items() + k) Value(std::move(from[k]));
+  } else {
+    for (size_t k = 0; k < n; ++k) new (box->items() + k) Value();
+  }
+  if (arena) arena->Adopt(box);
+  return box;
+}
+
+DictBox* DictBox::Make(size_t n, Arena* arena, bool construct) {
+  if (n > UINT32_MAX / 4) throw OpError("dict too large");
+  size_t cap = 0;
+  if (n > kIndexFrom) {
+    cap = 16;
+    while (cap < n * 2) cap <<= 1;
+  }
+  const size_t bytes = sizeof(DictBox) + n * sizeof(Entry) + cap * sizeof(uint32_t);
+  void* mem = arena ? arena->Alloc(bytes) : PoolAlloc(bytes);
+  auto* box = new (mem) DictBox();
+  box->n = static_cast<uint32_t>(n);
+  box->cap = static_cast<uint32_t>(cap);
+  if (construct)
+    for (size_t k = 0; k < n; ++k) new (box->entries() + k) Entry();
+  if (arena) arena->Adopt(box);
+  return box;
+}
+
+void DictBox::BuildIndex() {
+  if (!cap) return;
+  uint32_t* index = reinterpret_cast<uint32_t*>(entries() + n);
+  std::fill(index, index + cap, 0u);
+  for (uint32_t k = 0; k < n; ++k) {
+    const Value& key = begin()[k].key;
+    if (!key.is_string()) continue;
+    size_t p = key.str_hash() & (cap - 1);
+    while (index[p]) p = (p + 1) & (cap - 1);
+    index[p] = k + 1;
+  }
+}
+
+// ---- values ----
 Value Value::Bool(bool b) {
   Value v;
   v.kind_ = Kind::kBool;
@@ -68,12 +263,7 @@ Value Value::Float(double d) {
   return v;
 }
 
-Value Value::Str(std::string s) {
-  Value v;
-  v.kind_ = Kind::kString;
-  v.s_ = std::move(s);
-  return v;
-}
+Value Value::Str(std::string s) { return Boxed(Kind::kString, new StrBox(std::move(s))); }
 
 Value Value::Markup(std::string s) {
   Value v = Str(std::move(s));
@@ -82,10 +272,9 @@ Value Value::Markup(std::string s) {
 }
 
 Value Value::List(ValueList items) {
-  Value v;
-  v.kind_ = Kind::kList;
-  v.ref_ = std::make_shared<ValueList>(std::move(items));
-  return v;
+  ListBox* box = ListBox::Make(items.size());
+  for (size_t k = 0; k < items.size(); ++k) box->items()[k] = std::move(items[k]);
+  return Boxed(Kind::kList, box);
 }
 
 Value Value::Tuple(ValueList items) {
@@ -94,49 +283,54 @@ Value Value::Tuple(ValueList items) {
   return v;
 }
 
-Value Value::Dict(ValueDict items) {
-  Value v;
-  v.kind_ = Kind::kDict;
-  v.ref_ = std::make_shared<ValueDict>(std::move(items));
-  return v;
+Value Value::Pair(Value a, Value b) {
+  ListBox* box = ListBox::Make(2);
+  box->items()[0] = std::move(a);
+  box->items()[1] = std::move(b);
+  return Boxed(Kind::kTuple, box);
 }
 
-Value Value::Obj(std::shared_ptr<Object> obj) {
+Value Value::Dict(ValueDict items) {
+  DictBox* box = DictBox::Make(items.size());
+  for (size_t k = 0; k < items.size(); ++k) {
+    box->entries()[k].key = std::move(items[k].first);
+    box->entries()[k].value = std::move(items[k].second);
+  }
+  box->BuildIndex();
+  return Boxed(Kind::kDict, box);
+}
+
+Value Value::Obj(Rc<Object> obj) {
   Value v;
   v.kind_ = Kind::kObject;
-  v.ref_ = std::move(obj);
+  v.boxed_ = true;
+  v.rc_ = static_cast<RcObject*>(obj.release());  // the reference moves into v
   return v;
 }
 
 Value Value::Undef(std::string message, SourcePos pos, bool lenient) {
-  Value v;
-  v.kind_ = Kind::kUndefined;
-  v.ref_ = std::make_shared<UndefinedInfo>(UndefinedInfo{std::move(message), pos, lenient});
-  return v;
+  return Boxed(Kind::kUndefined, new UndefBox(UndefinedInfo{std::move(message), pos, lenient}));
 }
 
-Value Value::ViewJson(const Json& j) { return ViewJson(std::shared_ptr<void>(), &j); }
+const UndefinedInfo& Value::undef() const { return static_cast<const UndefBox*>(rc_)->info; }
 
-Value Value::OwnJson(Json j) {
-  auto holder = std::make_shared<Json>(std::move(j));
-  return ViewJson(holder, holder.get());
-}
+const std::string& Value::JsonStr(const Json* j) { return *j->get_ptr<const std::string*>(); }
 
-Value Value::ViewJson(const std::shared_ptr<void>& owner, const Json* j) {
+Value Value::ViewJson(const Json& j) {
   Value v;
-  switch (j->type()) {
+  switch (j.type()) {
     case Json::value_t::boolean:
-      return Bool(j->get<bool>());
+      return Bool(j.get<bool>());
     case Json::value_t::number_integer:
-      return Int(j->get<int64_t>());
+      return Int(j.get<int64_t>());
     case Json::value_t::number_unsigned: {
-      uint64_t u = j->get<uint64_t>();
+      uint64_t u = j.get<uint64_t>();
       if (u > static_cast<uint64_t>(INT64_MAX))
         throw OpError("integer " + std::to_string(u) + " is out of the supported 64-bit range");
       return Int(static_cast<int64_t>(u));
     }
     case Json::value_t::number_float:
-      return Float(j->get<double>());
+      return Float(j.get<double>());
     case Json::value_t::string:
       v.kind_ = Kind::kString;
       break;
@@ -150,7 +344,7 @@ Value Value::ViewJson(const std::shared_ptr<void>& owner, const Json* j) {
       return v;  // null, binary, discarded -> None
   }
   v.json_ = true;
-  v.ref_ = std::shared_ptr<void>(owner, const_cast<Json*>(j));
+  v.j_ = &j;
   return v;
 }
 
@@ -159,45 +353,43 @@ double Value::f() const {
   return static_cast<double>(i());
 }
 
-const std::string& Value::s() const {
-  if (json_) return *json().get_ptr<const std::string*>();
-  return s_;
-}
-
 size_t Value::size() const {
   if (json_) return json().size();
-  if (kind_ == Kind::kDict) return static_cast<const ValueDict*>(ref_.get())->size();
-  return static_cast<const ValueList*>(ref_.get())->size();
+  if (kind_ == Kind::kDict) return DictOf(rc_).n;
+  return ListOf(rc_).n;
 }
 
 Value Value::at(size_t index) const {
-  if (json_) return ViewJson(ref_, &json()[index]);
-  return (*static_cast<const ValueList*>(ref_.get()))[index];
+  if (json_) return ViewJson(json()[index]);
+  return ListOf(rc_)[index];
 }
 
 bool Value::Get(const std::string& key, Value* out) const {
+  return Get(std::string_view(key), HashStr(key), out);
+}
+
+bool Value::Get(std::string_view key, uint64_t hash, Value* out) const {
   if (json_) {
     const Json& j = json();
     auto it = j.find(key);
     if (it == j.end()) return false;
-    *out = ViewJson(ref_, &*it);
+    *out = ViewJson(*it);
     return true;
   }
-  for (const auto& kv : *static_cast<const ValueDict*>(ref_.get())) {
-    if (kv.first.is_string() && kv.first.s() == key) {
-      *out = kv.second;
-      return true;
-    }
-  }
-  return false;
+  const DictBox& d = DictOf(rc_);
+  ptrdiff_t k = d.Find(key, hash);
+  if (k < 0) return false;
+  *out = d.begin()[k].value;
+  return true;
 }
 
 bool Value::Get(const Value& key, Value* out) const {
   if (key.is_undefined()) ThrowUndefined(key);
-  if (json_ || key.is_string()) return key.is_string() && Get(key.s(), out);
-  for (const auto& kv : *static_cast<const ValueDict*>(ref_.get())) {
-    if (Equals(kv.first, key)) {
-      *out = kv.second;
+  if (key.is_string()) return Get(std::string_view(key.s()), key.str_hash(), out);
+  if (json_) return false;
+  for (const auto& e : DictOf(rc_)) {
+    if (Equals(e.key, key)) {
+      *out = e.value;
       return true;
     }
   }
@@ -205,11 +397,16 @@ bool Value::Get(const Value& key, Value* out) const {
 }
 
 ValueDict Value::Items() const {
-  if (!json_) return *static_cast<const ValueDict*>(ref_.get());
   ValueDict out;
+  if (!json_) {
+    const DictBox& d = DictOf(rc_);
+    out.reserve(d.n);
+    for (const auto& e : d) out.emplace_back(e.key, e.value);
+    return out;
+  }
   out.reserve(json().size());
   for (auto it = json().begin(); it != json().end(); ++it)
-    out.emplace_back(Str(it.key()), ViewJson(ref_, &it.value()));
+    out.emplace_back(Str(it.key()), ViewJson(it.value()));
   return out;
 }
 
@@ -218,7 +415,7 @@ ValueList Value::Keys() const {
   if (json_) {
     for (auto it = json().begin(); it != json().end(); ++it) out.push_back(Str(it.key()));
   } else {
-    for (const auto& kv : *static_cast<const ValueDict*>(ref_.get())) out.push_back(kv.first);
+    for (const auto& e : DictOf(rc_)) out.push_back(e.key);
   }
   return out;
 }
@@ -236,18 +433,18 @@ Json Value::ToJson() const {
     case Kind::kFloat:
       return f_;
     case Kind::kString:
-      return s_;
+      return s();
     case Kind::kList:
     case Kind::kTuple: {
       Json arr = Json::array();
-      for (const Value& v : *static_cast<const ValueList*>(ref_.get())) arr.push_back(v.ToJson());
+      for (const Value& v : ListOf(rc_)) arr.push_back(v.ToJson());
       return arr;
     }
     case Kind::kDict: {
       Json obj = Json::object();
-      for (const auto& kv : *static_cast<const ValueDict*>(ref_.get())) {
-        std::string key = kv.first.is_string() ? kv.first.s() : ToStr(kv.first);
-        obj[key] = kv.second.ToJson();
+      for (const auto& e : DictOf(rc_)) {
+        std::string key = e.key.is_string() ? e.key.s() : ToStr(e.key);
+        obj[key] = e.value.ToJson();
       }
       return obj;
     }
@@ -383,11 +580,14 @@ void AppendStr(std::string& out, const Value& v) {
     case Value::Kind::kBool:
       out += v.b() ? "True" : "False";
       return;
-    case Value::Kind::kInt:
-      out += std::to_string(v.i());
+    case Value::Kind::kInt: {
+      char buf[24];
+      auto r = std::to_chars(buf, buf + sizeof(buf), v.i());
+      out.append(buf, static_cast<size_t>(r.ptr - buf));
       return;
+    }
     case Value::Kind::kFloat:
-      out += pystr::FloatRepr(v.f());
+      pystr::AppendFloatRepr(out, v.f());
       return;
     case Value::Kind::kString:
       out += v.s();
@@ -419,6 +619,7 @@ std::string Repr(const Value& v) {
 }
 
 bool Equals(const Value& a, const Value& b) {
+  if (a.is_string() && b.is_string()) return SameText(a.s(), b.s());  // the common case
   if (a.is_lenient_undefined() || b.is_lenient_undefined())
     return a.is_undefined() && b.is_undefined() &&
            a.is_lenient_undefined() == b.is_lenient_undefined();
@@ -436,7 +637,7 @@ bool Equals(const Value& a, const Value& b) {
     case Value::Kind::kNone:
       return true;
     case Value::Kind::kString:
-      return a.s() == b.s();
+      return SameText(a.s(), b.s());
     case Value::Kind::kList:
     case Value::Kind::kTuple: {
       if (a.size() != b.size()) return false;
@@ -458,6 +659,10 @@ bool Equals(const Value& a, const Value& b) {
 }
 
 int Compare(const Value& a, const Value& b, const char* op) {
+  if (a.is_string() && b.is_string()) {  // the common case first
+    int c = a.s().compare(b.s());
+    return c < 0 ? -1 : c > 0 ? 1 : 0;
+  }
   if (a.is_undefined()) ThrowUndefined(a);
   if (b.is_undefined()) ThrowUndefined(b);
   if (a.is_number() && b.is_number()) {

@@ -2,14 +2,21 @@
 //
 // A Value is one of Python's types as Jinja2 sees them: Undefined, None, bool, int (int64),
 // float, str (UTF-8), list, tuple, dict, or an engine object (macro, namespace, loop, ...).
-// Lists, dicts and strings may be views into a JSON document (no copy); values computed in a
-// template own their storage. Copying a Value is cheap (shared payloads).
+//
+// Representation (16 bytes): a kind, flags and one word: bool/int/float, a pointer to a borrowed
+// JSON node, or an intrusively reference-counted payload (StrBox/ListBox/DictBox/UndefBox/Object).
+// Copying a Value never copies its contents: strings, lists and dicts are immutable once built
+// and shared by every copy (counts are not atomic: an Environment and everything it renders
+// belong to one thread). Data comes either as views into an nlohmann JSON document (read in
+// place) or as native payloads built once by ParseJsonValue (environment.h's Data) in an arena;
+// lists and dicts keep their items in the same allocation, and dict keys carry their hash.
 #pragma once
 
 #include <cstdint>
-#include <memory>
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +27,9 @@ namespace msc::tmpl {
 using Json = nlohmann::ordered_json;
 class Value;
 class Interp;
+class Macro;
+class Namespace;
+struct StrBox;
 
 // Raised by operations that do not know the template position; the renderer catches it and
 // throws msc::Error prefixed with the file:line:col of the expression being evaluated.
@@ -35,14 +45,222 @@ struct SourcePos {
 };
 std::string FormatPos(const SourcePos& pos);  // "file:line:col: "
 
-using ValueList = std::vector<Value>;
-using ValueDict = std::vector<std::pair<Value, Value>>;
-using Kwargs = std::vector<std::pair<std::string, Value>>;
+// ---- small-block pool ----
+// Per-thread free lists of small blocks (16-byte size classes up to 256 bytes, carved from
+// 16 KiB chunks): a render makes and drops many short-lived small objects (strings, scopes,
+// argument lists), and a free-list pop/push is much cheaper than malloc/free. Blocks above 256
+// bytes use operator new. Under AddressSanitizer the pool is bypassed so that use-after-free
+// stays detectable.
+// 1 when AddressSanitizer instruments this build: the pool is then off (PoolAlloc/PoolFree are
+// operator new/delete), so that ASan sees every use after free and overflow of engine objects.
+// GCC defines __SANITIZE_ADDRESS__; clang 14 only answers __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define MSC_TMPL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MSC_TMPL_ASAN 1
+#endif
+#endif
+#ifndef MSC_TMPL_ASAN
+#define MSC_TMPL_ASAN 0
+#endif
+void* PoolAlloc(size_t bytes);
+void PoolFree(void* p, size_t bytes);
+
+// std::allocator-compatible allocator over the pool (ValueList, ValueDict, Kwargs).
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT: rebinding
+  T* allocate(size_t n) { return static_cast<T*>(PoolAlloc(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { PoolFree(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const PoolAllocator<U>&) const {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const PoolAllocator<U>&) const {
+    return false;
+  }
+};
+
+// ---- intrusive reference counting ----
+// Base of every heap payload: a reference count and the payload kind (which tells Destroy how to
+// free it; no vtable for data payloads). Not thread-safe (see the header comment). A payload
+// allocated in an Arena starts with one reference that is never released: it is freed with the
+// arena, never on its own.
+enum class BoxKind : uint8_t { kStr, kList, kDict, kUndef, kVirtual };
+
+class RcBase {
+ public:
+  explicit RcBase(BoxKind k) : kind_(k) {}
+  RcBase(const RcBase&) = delete;
+  RcBase& operator=(const RcBase&) = delete;
+  void AddRef() const { ++refs_; }
+  void Release() const {
+    if (--refs_ == 0) Destroy();
+  }
+  uint32_t refs() const { return refs_; }
+  BoxKind box_kind() const { return kind_; }
+
+ protected:
+  ~RcBase() = default;  // payloads are freed by Destroy(), never through an RcBase*
+
+ private:
+  friend class Arena;
+  void Destroy() const;  // value.cc
+  mutable uint32_t refs_ = 0;
+  BoxKind kind_;
+};
+
+// Base of reference-counted objects with virtual methods (engine objects, scopes).
+class RcObject : public RcBase {
+ public:
+  RcObject() : RcBase(BoxKind::kVirtual) {}
+  virtual ~RcObject() = default;
+  static void* operator new(size_t n) { return PoolAlloc(n); }
+  static void operator delete(void* p, size_t n) { PoolFree(p, n); }
+};
+
+// Owning pointer to an RcBase-derived T (like std::shared_ptr, with the count in the object).
+template <class T>
+class Rc {
+ public:
+  Rc() = default;
+  Rc(std::nullptr_t) {}  // NOLINT: implicit like shared_ptr
+  explicit Rc(T* p) : p_(p) {
+    if (p_) p_->AddRef();
+  }
+  Rc(const Rc& o) : p_(o.p_) {
+    if (p_) p_->AddRef();
+  }
+  Rc(Rc&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  template <class U, class = std::enable_if_t<std::is_convertible_v<U*, T*>>>
+  Rc(const Rc<U>& o) : p_(o.get()) {  // NOLINT: implicit upcast
+    if (p_) p_->AddRef();
+  }
+  template <class U, class = std::enable_if_t<std::is_convertible_v<U*, T*>>>
+  Rc(Rc<U>&& o) noexcept : p_(o.release()) {}  // NOLINT: implicit upcast
+  ~Rc() {
+    if (p_) p_->Release();
+  }
+  Rc& operator=(Rc o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  T* get() const { return p_; }
+  T& operator*() const { return *p_; }
+  T* operator->() const { return p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+  bool operator==(const Rc& o) const { return p_ == o.p_; }
+  bool operator!=(const Rc& o) const { return p_ != o.p_; }
+  uint32_t use_count() const { return p_ ? p_->refs() : 0; }
+  T* release() {  // gives up ownership without releasing
+    T* p = p_;
+    p_ = nullptr;
+    return p;
+  }
+
+ private:
+  T* p_ = nullptr;
+};
+
+template <class T, class... A>
+Rc<T> MakeRc(A&&... a) {
+  return Rc<T>(new T(std::forward<A>(a)...));
+}
+
+using ValueList = std::vector<Value, PoolAllocator<Value>>;
+using ValueDict = std::vector<std::pair<Value, Value>, PoolAllocator<std::pair<Value, Value>>>;
+using Kwargs =
+    std::vector<std::pair<std::string, Value>, PoolAllocator<std::pair<std::string, Value>>>;
+
+// Hash of a string key (64 bits, 8 bytes per step); dict lookups by string compare it first.
+inline uint64_t HashStr(std::string_view s) {
+  const char* p = s.data();
+  size_t n = s.size();
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+    p += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  if (n >= 4) {  // two (overlapping) 4-byte loads cover 4..7 bytes
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    w = (uint64_t{a} << 32) | b;
+  } else if (n > 0) {
+    w = uint64_t{static_cast<unsigned char>(p[0])} |
+        uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
+        uint64_t{static_cast<unsigned char>(p[n - 1])} << 16;
+  }
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 29;
+  h *= 0x9E3779B97F4A7C15ull;
+  h ^= h >> 32;
+  return h | 1;  // never 0: 0 marks "not computed"
+}
+
+// s == t for short strings without a library call.
+inline bool SameText(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* p = a.data();
+  const char* q = b.data();
+  if (n >= 8) {
+    if (n > 16) return std::memcmp(p, q, n) == 0;
+    uint64_t x0, y0, x1, y1;  // two (overlapping) 8-byte words cover 8..16 bytes
+    std::memcpy(&x0, p, 8);
+    std::memcpy(&y0, q, 8);
+    std::memcpy(&x1, p + n - 8, 8);
+    std::memcpy(&y1, q + n - 8, 8);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  if (n >= 4) {
+    uint32_t x0, y0, x1, y1;
+    std::memcpy(&x0, p, 4);
+    std::memcpy(&y0, q, 4);
+    std::memcpy(&x1, p + n - 4, 4);
+    std::memcpy(&y1, q + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (p[k] != q[k]) return false;
+  return true;
+}
+
+// A name with its hash, computed once (names the engine binds itself: loop, caller, ...).
+struct Name {
+  std::string str;
+  uint64_t hash = 0;
+  Name() = default;
+  explicit Name(std::string s) : str(std::move(s)), hash(HashStr(str)) {}
+};
+
+// A native str.
+struct StrBox : RcBase {
+  explicit StrBox(std::string v) : RcBase(BoxKind::kStr), s(std::move(v)) {}
+  static void* operator new(size_t n) { return PoolAlloc(n); }
+  static void* operator new(size_t, void* where) { return where; }  // placement (arena)
+  static void operator delete(void* p, size_t n) { PoolFree(p, n); }
+  uint64_t Hash() const {
+    if (!hash) hash = HashStr(s);
+    return hash;
+  }
+  std::string s;
+  mutable uint64_t hash = 0;  // HashStr(s), computed on first use as a dict key
+};
 
 // Engine objects: macros, namespaces, loop contexts, bound methods, modules, functions.
-class Object {
+class Object : public RcObject {
  public:
-  virtual ~Object() = default;
   virtual std::string TypeName() const = 0;  // Python-ish type name used in messages
   virtual std::string Repr() const;          // repr(); default "<TypeName object>"
   virtual std::string Str() const { return Repr(); }
@@ -53,6 +271,8 @@ class Object {
     (void)out;
     return false;
   }  // false: not iterable
+  virtual Macro* AsMacro() { return nullptr; }
+  virtual Namespace* AsNamespace() { return nullptr; }
 };
 
 struct UndefinedInfo {
@@ -60,6 +280,10 @@ struct UndefinedInfo {
   SourcePos pos;         // where the undefined value was produced
   bool lenient = false;  // jinja2.Undefined (from `a if c` without else): prints as ''
 };
+
+struct ListBox;
+struct DictBox;
+class Arena;
 
 class Value {
  public:
@@ -77,6 +301,32 @@ class Value {
   };
 
   Value() : i_(0) {}
+  Value(const Value& o)
+      : kind_(o.kind_), json_(o.json_), markup_(o.markup_), boxed_(o.boxed_), i_(o.i_) {
+    if (boxed_) rc_->AddRef();
+  }
+  Value(Value&& o) noexcept
+      : kind_(o.kind_), json_(o.json_), markup_(o.markup_), boxed_(o.boxed_), i_(o.i_) {
+    o.boxed_ = false;
+  }
+  Value& operator=(const Value& o) {
+    if (o.boxed_) o.rc_->AddRef();
+    if (boxed_) rc_->Release();
+    Assign(o);
+    return *this;
+  }
+  Value& operator=(Value&& o) noexcept {
+    if (this != &o) {
+      if (boxed_) rc_->Release();
+      Assign(o);
+      o.boxed_ = false;
+    }
+    return *this;
+  }
+  ~Value() {
+    if (boxed_) rc_->Release();
+  }
+
   static Value Bool(bool b);
   static Value Int(int64_t i);
   static Value Float(double d);
@@ -84,12 +334,22 @@ class Value {
   static Value Markup(std::string s);  // a str already HTML-escaped/safe (markupsafe.Markup)
   static Value List(ValueList items);
   static Value Tuple(ValueList items);
-  static Value Dict(ValueDict items);  // keys must be unique
-  static Value Obj(std::shared_ptr<Object> obj);
+  static Value Pair(Value a, Value b);  // the 2-tuple (a, b)
+  static Value Dict(ValueDict items);   // keys must be unique
+  static Value Obj(Rc<Object> obj);
   static Value Undef(std::string message, SourcePos pos, bool lenient = false);
-  static Value ViewJson(const Json& j);  // borrowed: j must outlive every derived value
-  static Value OwnJson(Json j);
-  static Value ViewJson(const std::shared_ptr<void>& owner, const Json* j);
+  // A view of JSON data, read in place: j must outlive every value derived from it (scalars are
+  // converted; strings, lists and dicts stay views).
+  static Value ViewJson(const Json& j);
+  // A value owning (a payload of) `box` (a StrBox/ListBox/DictBox made by value.cc/Arena).
+  static Value Boxed(Kind kind, const RcBase* box) {
+    Value v;
+    v.kind_ = kind;
+    v.boxed_ = true;
+    v.rc_ = const_cast<RcBase*>(box);
+    v.rc_->AddRef();
+    return v;
+  }
 
   Kind kind() const { return kind_; }
   bool is_undefined() const { return kind_ == Kind::kUndefined; }
@@ -112,33 +372,163 @@ class Value {
   bool b() const { return b_; }
   int64_t i() const { return kind_ == Kind::kBool ? (b_ ? 1 : 0) : i_; }  // bool or int
   double f() const;                                                       // any number as double
-  const std::string& s() const;                                           // string
-  size_t size() const;                                 // list/tuple/dict element count
-  Value at(size_t index) const;                        // list/tuple element
+  const std::string& s() const {                                          // string
+    return json_ ? JsonStr(j_) : static_cast<const StrBox*>(rc_)->s;
+  }
+  uint64_t str_hash() const {  // HashStr(s()), cached for native strings
+    return json_ ? HashStr(s()) : static_cast<const StrBox*>(rc_)->Hash();
+  }
+  size_t size() const;           // list/tuple/dict element count
+  Value at(size_t index) const;  // list/tuple element
+  // The elements of a native list/tuple (null for a JSON view): iteration without copies.
+  // (reinterpret_cast: the payload types are only declared here; RcBase is their first and only
+  // base, at offset 0.)
+  const ListBox* native_list() const {
+    return !json_ && (kind_ == Kind::kList || kind_ == Kind::kTuple)
+               ? reinterpret_cast<const ListBox*>(rc_)
+               : nullptr;
+  }
+  const DictBox* native_dict() const {  // a native dict's payload (null for a JSON view)
+    return !json_ && kind_ == Kind::kDict ? reinterpret_cast<const DictBox*>(rc_) : nullptr;
+  }
   bool Get(const std::string& key, Value* out) const;  // dict lookup
-  bool Get(const Value& key, Value* out) const;        // dict lookup by any key
-  ValueDict Items() const;                             // dict items in order
+  // Dict lookup of a string key whose HashStr() is `hash`.
+  bool Get(std::string_view key, uint64_t hash, Value* out) const;
+  bool Get(const Value& key, Value* out) const;  // dict lookup by any key
+  ValueDict Items() const;                       // dict items in order
   ValueList Keys() const;
-  Object* obj() const { return static_cast<Object*>(ref_.get()); }
-  const std::shared_ptr<void>& ref() const { return ref_; }
-  const UndefinedInfo& undef() const { return *static_cast<const UndefinedInfo*>(ref_.get()); }
-  const void* identity() const { return ref_.get(); }  // for `is sameas` on containers
+  Object* obj() const { return static_cast<Object*>(static_cast<RcObject*>(rc_)); }
+  const UndefinedInfo& undef() const;
+  const void* identity() const {  // for `is sameas` on containers
+    return json_ ? static_cast<const void*>(j_) : boxed_ ? static_cast<const void*>(rc_) : nullptr;
+  }
 
   Json ToJson() const;  // OpError for values JSON cannot hold (undefined, macros...)
 
  private:
-  const Json& json() const { return *static_cast<const Json*>(ref_.get()); }
+  static const std::string& JsonStr(const Json* j);
+  void Assign(const Value& o) {
+    kind_ = o.kind_;
+    json_ = o.json_;
+    markup_ = o.markup_;
+    boxed_ = o.boxed_;
+    i_ = o.i_;
+  }
+  const Json& json() const { return *j_; }
   Kind kind_ = Kind::kNone;
-  bool json_ = false;    // payload (string/list/dict) is a Json node in ref_
+  bool json_ = false;    // payload (string/list/dict) is the borrowed Json node j_
   bool markup_ = false;  // string is Markup: |e leaves it alone, + escapes the other operand
+  bool boxed_ = false;   // payload is the counted box rc_
   union {
     bool b_;
     int64_t i_;
     double f_;
+    const Json* j_;
+    RcBase* rc_;
   };
-  std::string s_;
-  std::shared_ptr<void> ref_;
 };
+
+// A native list/tuple: the items follow the header in the same allocation.
+struct alignas(alignof(Value)) ListBox : RcBase {
+  uint32_t n = 0;
+  const Value* begin() const { return reinterpret_cast<const Value*>(this + 1); }
+  const Value* end() const { return begin() + n; }
+  Value* items() { return reinterpret_cast<Value*>(this + 1); }
+  size_t size() const { return n; }
+  const Value& operator[](size_t k) const { return begin()[k]; }
+  // A box for `n` items, default-constructed or, with `from`, moved from from[0..n) (arena:
+  // allocated there, never freed alone).
+  static ListBox* Make(size_t n, Arena* arena = nullptr, Value* from = nullptr);
+
+ private:
+  ListBox() : RcBase(BoxKind::kList) {}
+};
+
+// A native dict: n entries (insertion order) after the header, then, for dicts of more than
+// kIndexFrom entries, an open-addressing index over the string keys' hashes (slot: entry + 1,
+// 0 = empty), so a string lookup is O(1) whatever the size.
+struct alignas(alignof(Value)) DictBox : RcBase {
+  struct Entry {
+    Value key;
+    Value value;
+  };
+  static constexpr size_t kIndexFrom = 8;
+  uint32_t n = 0;
+  uint32_t cap = 0;  // index slots (a power of two), 0 without an index
+  const Entry* begin() const { return reinterpret_cast<const Entry*>(this + 1); }
+  const Entry* end() const { return begin() + n; }
+  Entry* entries() { return reinterpret_cast<Entry*>(this + 1); }
+  size_t size() const { return n; }
+  // Index of the entry with string key `key` (HashStr `hash`), or -1.
+  ptrdiff_t Find(std::string_view key, uint64_t hash) const {
+    if (cap) {
+      const uint32_t* index = reinterpret_cast<const uint32_t*>(end());
+      for (size_t p = hash & (cap - 1);; p = (p + 1) & (cap - 1)) {
+        const uint32_t slot = index[p];
+        if (!slot) return -1;
+        if (KeyIs(begin()[slot - 1].key, key, hash)) return slot - 1;
+      }
+    }
+    for (uint32_t k = 0; k < n; ++k)
+      if (KeyIs(begin()[k].key, key, hash)) return k;
+    return -1;
+  }
+  // Whether entry k has the string key `key` (HashStr `hash`).
+  bool KeyAt(size_t k, std::string_view key, uint64_t hash) const {
+    return KeyIs(begin()[k].key, key, hash);
+  }
+  // A box for `n` entries, default-constructed; call BuildIndex() once they are set. Repeated
+  // keys are the caller's to avoid.
+  // (construct=false: the caller placement-news every entry's key and value.)
+  static DictBox* Make(size_t n, Arena* arena = nullptr, bool construct = true);
+  void BuildIndex();
+
+ private:
+  DictBox() : RcBase(BoxKind::kDict) {}
+  static bool KeyIs(const Value& k, std::string_view key, uint64_t hash) {
+    return k.is_string() && k.str_hash() == hash && SameText(k.s(), key);
+  }
+};
+
+static_assert(sizeof(ListBox) % alignof(Value) == 0, "list items follow the header");
+static_assert(sizeof(DictBox) % alignof(Value) == 0, "dict entries follow the header");
+
+// Bump allocator owning the payloads of parsed data (ParseJsonValue): one block per many
+// payloads, freed all at once. Values from it must not outlive it.
+class Arena {
+ public:
+  Arena() = default;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  ~Arena();
+  void* Alloc(size_t bytes);  // 8-byte aligned
+  // Expects about `bytes` of payloads: one block of that size (big ones on huge pages where the
+  // system offers them: fewer page faults).
+  void Reserve(size_t bytes);
+  // Takes a payload just constructed in Alloc()'d memory: it gets the arena's reference.
+  template <class T>
+  T* Adopt(T* box) {
+    box->refs_ = 1;
+    return box;
+  }
+  void AdoptString(StrBox* box);  // also runs ~StrBox when the arena goes (heap text)
+
+ private:
+  std::vector<char*> blocks_;
+  std::vector<StrBox*> strings_;  // with text beyond the inline (SSO) buffer
+  void* mapped_ = nullptr;        // Reserve()'s mapping, if any
+  size_t mapped_size_ = 0;
+  char* cur_ = nullptr;
+  size_t left_ = 0;
+};
+
+// Parses JSON text (RFC 8259; UTF-8) into native values allocated in `arena`: objects become
+// dicts (key order kept; a repeated key keeps its first position and its last value, as
+// Python's json does), arrays lists, numbers int (64-bit; beyond is an error) or float. Throws
+// OpError "line L, column C: <problem>" on invalid input.
+Value ParseJsonValue(std::string_view text, Arena* arena);
+// Deep conversion of a JSON document into native (heap) values.
+Value FromJsonDeep(const Json& j);
 
 // Guards recursion over nested values (printing, comparing, converting): more than
 // kMaxValueDepth levels is an OpError, like Python's RecursionError, instead of a stack overflow.
