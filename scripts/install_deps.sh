@@ -5,6 +5,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   build-essential cmake pkg-config clang-format
+  # sanitizer build + libFuzzer harnesses (scripts/test.sh build-asan, scripts/fuzz.sh)
+  clang libclang-rt-14-dev
   # `msc-codegen visualize G.json -o G.svg` runs Graphviz's dot
   graphviz
   # C++ libraries

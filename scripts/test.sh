@@ -15,18 +15,33 @@ CTEST_LOG="$(mktemp)"
 trap 'rm -f "$CTEST_LOG"' EXIT
 ctest_rc=0
 (cd "$ROOT/build" && ctest --output-on-failure -j2 --timeout 1500) 2>&1 | tee "$CTEST_LOG" || ctest_rc=$?
-# Sanitizer build of the unit tests (generator library + doctest binary only).
-cmake -S "$ROOT" -B "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=Debug -DMSC_SANITIZE=ON >/dev/null
-cmake --build "$ROOT/build-asan" -j"$(nproc)" --target msc_unit_tests
+# Sanitizer build with clang (generator library + doctest binary + libFuzzer harnesses): one
+# library build serves the ASan unit tests and the fuzzers (tests/fuzz.cmake, MSC_FUZZ; keep the
+# configuration in sync with scripts/fuzz.sh). A build-asan configured with another compiler
+# (gcc, before the fuzzers) is configured afresh: CMake cannot switch compilers in place.
+grep -qs '^CMAKE_CXX_COMPILER:.*clang' "$ROOT/build-asan/CMakeCache.txt" ||
+  rm -rf "$ROOT/build-asan/CMakeCache.txt" "$ROOT/build-asan/CMakeFiles"
+cmake -S "$ROOT" -B "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+  -DCMAKE_CXX_COMPILER=clang++ -DMSC_SANITIZE=ON -DMSC_FUZZ=ON >/dev/null
+cmake --build "$ROOT/build-asan" -j"$(nproc)" --target msc_unit_tests msc_fuzzers
 asan_rc=0
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 "$ROOT/build-asan/tests/msc_unit_tests" ||
   asan_rc=$?
+# Every fuzz harness for MSC_FUZZ_SECONDS (20) on its committed corpus, two at a time; a finding
+# fails the ctest test fuzz_<harness> and prints the input (tests/fuzz/README.md).
+FUZZ_LOG="$(mktemp)"
+trap 'rm -f "$CTEST_LOG" "$FUZZ_LOG"' EXIT
+fuzz_rc=0
+(cd "$ROOT/build-asan" && ctest -L fuzz -j2 --output-on-failure) 2>&1 | tee "$FUZZ_LOG" || fuzz_rc=$?
+read -r fuzz_failed fuzz_total < <(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\1 \2/p' "$FUZZ_LOG" | tail -1) || true
+if [ -z "${fuzz_total:-}" ]; then fuzz_failed=1 fuzz_total=1; fi
+[ "$fuzz_rc" -eq 0 ] || [ "$fuzz_failed" -gt 0 ] || fuzz_failed=1
 # Summary: ctest's "N% tests passed, F tests failed out of T" plus the sanitizer run as one test
 # (no such ctest line, e.g. ctest itself failed: counted as one failure).
 read -r ctest_failed ctest_total < <(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\1 \2/p' "$CTEST_LOG" | tail -1) || true
 if [ -z "${ctest_total:-}" ]; then ctest_failed=1 ctest_total=1; fi
 [ "$ctest_rc" -eq 0 ] || [ "$ctest_failed" -gt 0 ] || ctest_failed=1
-failed=$((ctest_failed + (asan_rc != 0)))
-passed=$((ctest_total - ctest_failed + (asan_rc == 0)))
-echo "$passed passed, $failed failed (ctest: $((ctest_total - ctest_failed))/$ctest_total; ASan+UBSan unit tests: $([ "$asan_rc" -eq 0 ] && echo passed || echo failed))"
+failed=$((ctest_failed + (asan_rc != 0) + fuzz_failed))
+passed=$((ctest_total - ctest_failed + (asan_rc == 0) + fuzz_total - fuzz_failed))
+echo "$passed passed, $failed failed (ctest: $((ctest_total - ctest_failed))/$ctest_total; ASan+UBSan unit tests: $([ "$asan_rc" -eq 0 ] && echo passed || echo failed); fuzz harnesses: $((fuzz_total - fuzz_failed))/$fuzz_total)"
 [ "$failed" -eq 0 ]

@@ -170,6 +170,10 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
       if (split->second >= static_cast<int64_t>(prod.outputs.size()))
         p.Add(iw, Json(in).dump() + ": node " + Json(prod.name).dump() + " has only " +
                       std::to_string(prod.outputs.size()) + " output(s)");
+      else if (prod.outputs[split->second].name != in)  // "x:00" (found by tests/fuzz/fuzz_graph)
+        p.Add(iw, Json(in).dump() + " names no node output (output " +
+                      std::to_string(split->second) + " of node " + Json(prod.name).dump() +
+                      " is " + Json(prod.outputs[split->second].name).dump() + ")");
     }
     if (producers != n.parents) {
       auto list = [](const std::vector<std::string>& v) { return Json(v).dump(); };
@@ -193,6 +197,12 @@ void Validate(const MSCGraph& graph, const opdef::OpDefRegistry* opdefs) {
       const MSCJoint* node = split ? graph.FindNode(split->first) : nullptr;
       if (!node || split->second >= static_cast<int64_t>(node->outputs.size())) {
         p.Add(w, Json(names[k]).dump() + " names no node output");
+        continue;
+      }
+      if (node->outputs[split->second].name != names[k]) {  // "x:00" (found by fuzz_graph)
+        p.Add(w, Json(names[k]).dump() + " names no node output (output " +
+                     std::to_string(split->second) + " of node " + Json(node->name).dump() +
+                     " is " + Json(node->outputs[split->second].name).dump() + ")");
         continue;
       }
       if (std::string(key) == "inputs" && node->optype != "input")

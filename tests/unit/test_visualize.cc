@@ -188,8 +188,8 @@ TEST_CASE("visualize: DOT nodes carry name, optype, attrs, weights, outputs; edg
   const std::string conv = NodeLine(dot, "n1");
   CHECK(conv.find("<B>conv2d</B>") != std::string::npos);
   CHECK(conv.find(">nn.conv2d</FONT>") != std::string::npos);
-  for (const auto& [key, value] : g.nodes[1].attrs)
-    CHECK_MESSAGE(conv.find(key + " = " + value) != std::string::npos, key);
+  for (const auto& kv : g.nodes[1].attrs)  // no structured binding: CHECK_MESSAGE captures it
+    CHECK_MESSAGE(conv.find(kv.first + " = " + kv.second) != std::string::npos, kv.first);
   CHECK(conv.find("weight: 6x3x1x1 float32") != std::string::npos);
   CHECK(conv.find("out: 1x6x4x4 float32") != std::string::npos);
   CHECK(conv.find("graph input") == std::string::npos);

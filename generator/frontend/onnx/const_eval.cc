@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <set>
 
 #include "generator/common/error.h"
 #include "generator/frontend/onnx/node_attrs.h"
 #include "generator/frontend/onnx/tensor_proto.h"
+#include "generator/ir/attr_format.h"
 
 namespace msc::frontend::onnx_import {
 
@@ -32,9 +34,13 @@ struct Arr {
   double at(int64_t k) const { return is_int() ? static_cast<double>(i[k]) : f[k]; }
 };
 
+/// Product of the dims; INT64_MAX when a dim is negative or the product overflows int64, so that
+/// every "Numel(shape) > kMaxFoldElements" check refuses such shapes (shapes of folded values come
+/// from the model's constants; found by tests/fuzz/fuzz_onnx).
 int64_t Numel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -63,7 +69,7 @@ Arr Like(const std::string& dtype, const std::vector<int64_t>& shape) {
 
 void Set(Arr& r, int64_t k, double v) {
   if (r.is_int())
-    r.i[k] = static_cast<int64_t>(v);
+    r.i[k] = DoubleToInt64(v);
   else
     r.f[k] = v;
 }
@@ -178,10 +184,17 @@ int64_t IntBinary(const std::string& op, int64_t x, int64_t y, bool fmod_, bool*
   return 0;
 }
 
-std::vector<int64_t> Ints(const Arr& a) {
+/// The values of a shape / axes / indices input; float ones are truncated, and must lie within
+/// int64 (found by tests/fuzz/fuzz_onnx: a float64 constant as Reshape's shape).
+std::vector<int64_t> Ints(const onnx::NodeProto& node, const Arr& a) {
   if (a.is_int()) return a.i;
   std::vector<int64_t> v;
-  for (double x : a.f) v.push_back(static_cast<int64_t>(x));
+  for (double x : a.f) {
+    if (!FitsInt64(x))
+      throw Error("node " + NodeLabel(node) + ": value " + ir::AttrDouble(x) +
+                  " where an int64 is expected");
+    v.push_back(static_cast<int64_t>(x));
+  }
   return v;
 }
 
@@ -198,7 +211,7 @@ Fold GatherAxis(const onnx::NodeProto& node, const Arr& data, const Arr& idx, in
   int64_t inner = Numel({data.shape.begin() + axis + 1, data.shape.end()});
   int64_t n = data.shape[axis];
   Arr r = Like(data.dtype, out_shape);
-  std::vector<int64_t> ids = Ints(idx);
+  std::vector<int64_t> ids = Ints(node, idx);
   int64_t k = 0;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j : ids) {
@@ -254,6 +267,12 @@ Fold SliceArr(const onnx::NodeProto& node, const Arr& data, std::vector<int64_t>
 }
 
 }  // namespace
+
+bool FitsInt64(double x) { return x >= -9223372036854775808.0 && x < 9223372036854775808.0; }
+
+int64_t DoubleToInt64(double x) {
+  return FitsInt64(x) ? static_cast<int64_t>(x) : std::numeric_limits<int64_t>::min();
+}
 
 std::optional<std::vector<int64_t>> TensorInts(const Tensor& t) {
   const int64_t item = weights::DtypeItemSize(t.dtype);
@@ -372,7 +391,7 @@ Tensor MakeTensor(const std::string& dtype, const std::vector<int64_t>& shape,
   if (IsIntDtype(dtype)) {
     std::vector<int64_t> v;
     v.reserve(values.size());
-    for (double x : values) v.push_back(dtype == "bool" ? (x != 0) : static_cast<int64_t>(x));
+    for (double x : values) v.push_back(dtype == "bool" ? (x != 0) : DoubleToInt64(x));
     return MakeIntTensor(dtype, shape, v);
   }
   Tensor t{dtype, shape, {}};
@@ -442,8 +461,8 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
         r.i[k] = to == "bool" ? in[0].i[k] != 0 : in[0].i[k];
       else if (to == "bool")
         r.i[k] = in[0].at(k) != 0;
-      else if (r.is_int() && !std::isfinite(in[0].at(k)))
-        return std::nullopt;
+      else if (r.is_int() && !FitsInt64(in[0].at(k)))
+        return std::nullopt;  // NaN, inf or beyond int64: ONNX leaves the result undefined
       else
         Set(r, k, r.is_int() ? std::trunc(in[0].at(k)) : in[0].at(k));
     }
@@ -536,7 +555,7 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
     std::vector<int64_t> axes =
-        opset >= 13 ? (has(1) ? Ints(in[1]) : std::vector<int64_t>{}) : attrs.Ints("axes");
+        opset >= 13 ? (has(1) ? Ints(node, in[1]) : std::vector<int64_t>{}) : attrs.Ints("axes");
     Arr r = in[0];
     if (op == "Unsqueeze") {
       const int64_t rank = static_cast<int64_t>(r.shape.size() + axes.size());
@@ -561,9 +580,9 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
       return SliceArr(node, in[0], attrs.Ints("starts"), attrs.Ints("ends"), attrs.Ints("axes"),
                       {});
     if (!has(1) || !has(2)) return std::nullopt;
-    return SliceArr(node, in[0], Ints(in[1]), Ints(in[2]),
-                    has(3) ? Ints(in[3]) : std::vector<int64_t>{},
-                    has(4) ? Ints(in[4]) : std::vector<int64_t>{});
+    return SliceArr(node, in[0], Ints(node, in[1]), Ints(node, in[2]),
+                    has(3) ? Ints(node, in[3]) : std::vector<int64_t>{},
+                    has(4) ? Ints(node, in[4]) : std::vector<int64_t>{});
   }
   if (op == "Reshape" || op == "Flatten") {
     Arr r = in[0];
@@ -577,15 +596,19 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
                Numel({r.shape.begin() + axis, r.shape.end()})};
     } else {
       if (!has(1)) return std::nullopt;
-      shape = Ints(in[1]);
+      shape = Ints(node, in[1]);
       const bool allowzero = attrs.Int("allowzero", 0) != 0;
+      const std::vector<int64_t> target = shape;
       int64_t known = 1, infer = -1;
       for (size_t d = 0; d < shape.size(); ++d) {
         if (shape[d] == 0 && !allowzero) shape[d] = d < r.shape.size() ? r.shape[d] : 0;
-        if (shape[d] == -1)
+        if (shape[d] == -1 && infer < 0) {
           infer = static_cast<int64_t>(d);
-        else
-          known *= shape[d];
+        } else if (shape[d] < 0 || __builtin_mul_overflow(known, shape[d], &known)) {
+          // a second -1, another negative dim, or more elements than int64 counts
+          throw Error("node " + NodeLabel(node) + ": cannot reshape " +
+                      weights::FormatShape(r.shape) + " to " + weights::FormatShape(target));
+        }
       }
       if (infer >= 0) shape[infer] = known ? r.size() / known : 0;
     }
@@ -619,7 +642,7 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
   if (op == "Expand") {
     if (!has(1)) return std::nullopt;
     Arr target = Like("int64", {static_cast<int64_t>(in[1].size())});
-    target.shape = Ints(in[1]);
+    target.shape = Ints(node, in[1]);
     auto shape = Broadcast({&in[0], &target});
     if (!shape || Numel(*shape) > kMaxFoldElements) return std::nullopt;
     Arr r = Like(in[0].dtype, *shape);
@@ -628,7 +651,7 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
     return One(r);
   }
   if (op == "ConstantOfShape") {
-    std::vector<int64_t> shape = Ints(in[0]);
+    std::vector<int64_t> shape = Ints(node, in[0]);
     if (Numel(shape) > kMaxFoldElements) return std::nullopt;
     Tensor value = MakeTensor("float32", {1}, {0.0});
     if (const onnx::TensorProto* v = attrs.Tensor("value"))
@@ -643,8 +666,9 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
     if (!has(0) || !has(1) || !has(2)) return std::nullopt;
     double start = in[0].at(0), limit = in[1].at(0), delta = in[2].at(0);
     if (delta == 0) return std::nullopt;
-    int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
-    if (n > kMaxFoldElements) return std::nullopt;
+    const double count = std::ceil((limit - start) / delta);
+    if (!(count <= static_cast<double>(kMaxFoldElements))) return std::nullopt;  // NaN, huge
+    const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
     Arr r = Like(in[0].dtype, {n});
     for (int64_t k = 0; k < n; ++k) {
       if (r.is_int())
@@ -670,7 +694,7 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
     const Arr& a = in[0];
     const int64_t rank = static_cast<int64_t>(a.shape.size());
     std::vector<int64_t> axes = (op == "ReduceSum" && opset >= 13)
-                                    ? (has(1) ? Ints(in[1]) : std::vector<int64_t>{})
+                                    ? (has(1) ? Ints(node, in[1]) : std::vector<int64_t>{})
                                     : attrs.Ints("axes");
     if (axes.empty() && attrs.Int("noop_with_empty_axes", 0)) return One(a);
     std::vector<bool> red(rank, axes.empty());

@@ -31,6 +31,13 @@ std::optional<std::vector<weights::Tensor>> FoldNode(
 
 /// Integer values of an integer tensor (int8..int64, uint8, bool); nullopt for floats.
 std::optional<std::vector<int64_t>> TensorInts(const weights::Tensor& t);
+/// x truncated toward zero to int64 as x86's cvttsd2si converts (what numpy, torch and ONNX
+/// Runtime give there): NaN and values outside [-2^63, 2^63) become INT64_MIN. static_cast is
+/// undefined behavior for those (found by tests/fuzz/fuzz_onnx).
+int64_t DoubleToInt64(double x);
+/// Whether x truncated toward zero is an int64 (false for NaN, +-inf and |x| >= 2^63): the
+/// condition under which static_cast<int64_t>(x) is defined (C++17 [conv.fpint]).
+bool FitsInt64(double x);
 /// Values of a tensor as doubles (any numeric dtype incl. float16).
 std::vector<double> TensorDoubles(const weights::Tensor& t);
 /// A tensor of `dtype` and `shape` holding `values` (converted).

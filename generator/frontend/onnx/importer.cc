@@ -1,14 +1,19 @@
 // The ONNX import driver: load + check, shape inference with import-time folding, then one
 // converter call per remaining node (see onnx_import.h for the naming rules).
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 #include <boost/filesystem.hpp>
 
+#include "generator/common/utf8.h"
 #include "generator/frontend/onnx/const_eval.h"
 #include "generator/frontend/onnx/convert.h"
 #include "generator/frontend/onnx/onnx_import.h"
@@ -38,6 +43,112 @@ std::string HintOf(const std::string& optype) {
   auto dot = optype.rfind('.');
   return dot == std::string::npos ? optype : optype.substr(dot + 1);
 }
+
+/// Throws when a name, symbolic dimension (dim_param) or string attribute of `graph` (not its
+/// subgraphs, which no converter takes) is not well-formed UTF-8: onnx.proto declares them UTF-8
+/// but proto2 does not check, and they become MSC names, aliases, prims and attrs that graph.json
+/// must hold (found by tests/fuzz/fuzz_onnx). `path` names the file.
+void CheckUtf8(const std::string& path, const onnx::GraphProto& graph) {
+  auto check = [&](const std::string& s, const std::string& what) {
+    const size_t bad = FindInvalidUtf8(s);
+    if (bad != std::string::npos)
+      throw Error(path + ": " + what + " is not valid UTF-8 (byte " + HexByte(s, bad) +
+                  " at offset " + std::to_string(bad) + ")");
+  };
+  check(graph.name(), "the graph name");
+  auto values = [&](const auto& list, const std::string& what) {
+    for (int i = 0; i < list.size(); ++i)
+      check(list.Get(i).name(), what + " " + std::to_string(i) + " name");
+  };
+  values(graph.initializer(), "initializer");
+  // Value infos: the name and every symbolic dimension (dim_param becomes a graph prim's name).
+  auto value_infos = [&](const auto& list, const std::string& what) {
+    values(list, what);
+    for (int i = 0; i < list.size(); ++i) {
+      const auto& type = list.Get(i).type();
+      if (!type.has_tensor_type() || !type.tensor_type().has_shape()) continue;
+      const auto& shape = type.tensor_type().shape();
+      for (int k = 0; k < shape.dim_size(); ++k)
+        check(shape.dim(k).dim_param(),
+              what + " " + std::to_string(i) + " dimension " + std::to_string(k) + " dim_param");
+    }
+  };
+  value_infos(graph.input(), "graph input");
+  value_infos(graph.output(), "graph output");
+  value_infos(graph.value_info(), "value_info");
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    std::string where = "node " + std::to_string(i);
+    check(node.op_type(), where + " op_type");
+    where += " (" + node.op_type() + ")";
+    check(node.name(), where + " name");
+    check(node.domain(), where + " domain");
+    for (int k = 0; k < node.input_size(); ++k)
+      check(node.input(k), where + " input " + std::to_string(k));
+    for (int k = 0; k < node.output_size(); ++k)
+      check(node.output(k), where + " output " + std::to_string(k));
+    for (const auto& a : node.attribute()) {
+      check(a.name(), where + " attribute name");
+      const std::string attr = where + " attribute " + Quote(a.name());
+      check(a.s(), attr);
+      for (const auto& s : a.strings()) check(s, attr);
+    }
+  }
+}
+
+/// The schema registry handed to ONNX's shape inference: ONNX's own schemas, except that the
+/// inference functions of ONNX 1.12 that index input dims without checking the input's rank get
+/// that check in front (found by tests/fuzz/fuzz_onnx: Gemm-6 with a 1-D B read dim 1 of B out
+/// of bounds and crashed in TensorShapeProto_Dimension::MergeImpl). On a failed check the output
+/// type is left unknown, like any other inference that cannot conclude, and the converter then
+/// names the problem ("A and B must be 2-D"). Not thread-safe (its schema cache is a plain
+/// map): one process imports one model at a time.
+class GuardedSchemas final : public onnx::ISchemaRegistry {
+ public:
+  const onnx::OpSchema* GetSchema(const std::string& key, const int max_version,
+                                  const std::string& domain) const override {
+    const onnx::OpSchema* s =
+        onnx::OpSchemaRegistry::Instance()->GetSchema(key, max_version, domain);
+    if (s == nullptr) return s;
+    // (op type, schema versions before `until`) -> inputs that must have `rank`.
+    struct Guard {
+      const char* op;
+      int until;
+      std::vector<int> inputs;
+      int rank;
+    };
+    static const Guard kGuards[] = {
+        {"Gemm", 7, {0, 1}, 2},  // onnx/defs/math/old.cc Gemm-1/6; Gemm-7 checks the rank itself
+    };
+    for (const Guard& g : kGuards) {
+      if (s->Name() != g.op || !(domain.empty() || domain == "ai.onnx") ||
+          s->SinceVersion() >= g.until)
+        continue;
+      const std::string cache_key = key + "@" + std::to_string(s->SinceVersion());
+      auto it = patched_.find(cache_key);
+      if (it == patched_.end()) {
+        onnx::OpSchema copy = *s;
+        copy.TypeAndShapeInferenceFunction(
+            [inner = s->GetTypeAndShapeInferenceFunction(), g](onnx::InferenceContext& ctx) {
+              for (int k : g.inputs) {
+                if (static_cast<size_t>(k) >= ctx.getNumInputs()) return;
+                const onnx::TypeProto* t = ctx.getInputType(k);
+                if (t != nullptr && t->has_tensor_type() && t->tensor_type().has_shape() &&
+                    t->tensor_type().shape().dim_size() != g.rank)
+                  return;
+              }
+              if (inner) inner(ctx);
+            });
+        it = patched_.emplace(cache_key, std::move(copy)).first;
+      }
+      return &it->second;
+    }
+    return s;
+  }
+
+ private:
+  mutable std::map<std::string, onnx::OpSchema> patched_;
+};
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -83,12 +194,10 @@ class Importer {
     n.name = UniqueName(hint.empty() ? HintOf(optype) : hint);
     n.optype = optype;
     for (const auto& in : inputs) {
-      auto producer = ir::SplitTensorName(in);
-      if (!producer) throw Error("internal: bad tensor name " + in);
+      if (!ir::SplitTensorName(in)) throw Error("internal: bad tensor name " + in);
       n.inputs.push_back(in);
-      if (std::find(n.parents.begin(), n.parents.end(), producer->first) == n.parents.end())
-        n.parents.push_back(producer->first);
     }
+    n.parents = ir::ParentsOf(n.inputs);
     for (size_t k = 0; k < outputs.size(); ++k) {
       ir::MSCTensor t;
       t.name = n.name + ":" + std::to_string(k);
@@ -121,10 +230,20 @@ class Importer {
   std::string AddConstant(const Tensor& value, const std::string& alias) {
     ir::OrderedMap<std::string> attrs;
     if (value.shape.empty()) {
-      auto v = TensorDoubles(value);
-      attrs.emplace_back("scalar", value.dtype.rfind("float", 0) == 0
-                                       ? ir::AttrFloat(static_cast<float>(v.at(0)))
-                                       : ir::AttrInt(static_cast<int64_t>(v.at(0))));
+      // Float: beyond float's range is +-inf, as IEEE rounds (a plain cast is undefined there);
+      // integers are read as integers (found by tests/fuzz/fuzz_onnx).
+      if (value.dtype.rfind("float", 0) == 0 || value.dtype == "bfloat16") {
+        const double v = TensorDoubles(value).at(0);
+        const float f =
+            std::fabs(v) > FLT_MAX ? (v > 0 ? INFINITY : -INFINITY) : static_cast<float>(v);
+        attrs.emplace_back("scalar", ir::AttrFloat(f));
+      } else {
+        const auto ints = TensorInts(value);
+        if (!ints || ints->empty())
+          throw Error("constant " + Quote(alias) + ": a scalar of dtype " + value.dtype +
+                      " has no MSC scalar form");
+        attrs.emplace_back("scalar", ir::AttrInt(ints->at(0)));
+      }
     }
     const std::string name = UniqueName("const");
     used_.erase(name);  // the node takes the name; its weight gets the same name, as MSC does
@@ -187,6 +306,11 @@ void Importer::Load() {
   const std::string bytes = ReadAll(path_);
   if (!model_.ParseFromString(bytes) || !model_.has_graph())
     throw Error(path_ + ": not an ONNX model (cannot parse an onnx.ModelProto with a graph)");
+  CheckUtf8(path_, model_.graph());
+  // ONNX's checker accepts it, but an MSCGraph needs an output (found by tests/fuzz/fuzz_onnx).
+  if (model_.graph().output_size() == 0)
+    throw Error(path_ +
+                ": the ONNX graph has no outputs (graph.output is empty): nothing to compute");
   if (model_.ir_version() < kMinIrVersion || model_.ir_version() > kMaxIrVersion)
     throw Error(path_ + ": ONNX IR version " + std::to_string(model_.ir_version()) +
                 " is not supported (supported: " + std::to_string(kMinIrVersion) + "-" +
@@ -272,9 +396,20 @@ OutSpec Importer::StaticInfo(const std::string& name, const std::string& where) 
     throw Unsupported(where + ": the rank of '" + name +
                       "' is unknown after ONNX shape inference; pass --input-shape for the inputs");
   bool symbolic = false;
+  int64_t numel = 1;
   for (int k = 0; k < tt.shape().dim_size(); ++k) {
     const auto& d = tt.shape().dim(k);
     if (d.has_dim_value()) {
+      // Converters compute with these dims in int64 (found by tests/fuzz/fuzz_onnx).
+      if (d.dim_value() < 0 || __builtin_mul_overflow(numel, d.dim_value(), &numel)) {
+        std::string dims;
+        for (const auto& e : tt.shape().dim())
+          dims += (dims.empty() ? "" : ", ") +
+                  (e.has_dim_value() ? std::to_string(e.dim_value()) : std::string("?"));
+        throw Unsupported(
+            where + ": '" + name + "' has shape [" + dims + "], " +
+            (d.dim_value() < 0 ? "a negative dim" : "more elements than int64 can count"));
+      }
       o.shape.push_back(d.dim_value());
       o.prims.push_back(std::to_string(d.dim_value()));
     } else if (d.has_dim_param() && input_symbols_.count(d.dim_param())) {
@@ -364,7 +499,8 @@ void Importer::InferAndFold() {
   for (int iteration = 0; iteration < 64; ++iteration) {
     try {
       onnx::ShapeInferenceOptions opts(false, 0, true);
-      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), opts);
+      static GuardedSchemas schemas;
+      onnx::shape_inference::InferShapes(model_, &schemas, opts);
     } catch (const std::exception& e) {
       throw Error(path_ + ": ONNX shape inference failed: " + std::string(e.what()));
     }
@@ -458,19 +594,24 @@ void Importer::ConvertNodes() {
   const ConverterMap& converters = Converters();
   // Every op type without a converter, with its nodes, in one error.
   std::map<std::string, std::vector<std::string>> missing;
-  for (const auto& node : model_.graph().node()) {
+  for (int i = 0; i < model_.graph().node_size(); ++i) {
+    const onnx::NodeProto& node = model_.graph().node(i);
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     if (default_domain && converters.count(node.op_type())) continue;
     const std::string type =
         default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
-    missing[type].push_back(node.name().empty() ? node.output(0) : node.name());
+    // A node may have neither name nor outputs (found by tests/fuzz/fuzz_onnx): its position.
+    missing[type].push_back(!node.name().empty() ? Quote(node.name())
+                            : node.output_size() > 0
+                                ? Quote(node.output(0))
+                                : Quote("#" + std::to_string(i)) + " (no name, no outputs)");
   }
   if (!missing.empty()) {
     std::string msg = path_ + ": " + std::to_string(missing.size()) + " unsupported ONNX op type" +
                       (missing.size() == 1 ? "" : "s") + " (opset " + std::to_string(opset_) + "):";
     for (const auto& [type, nodes] : missing) {
       msg += "\n  " + type + ": node" + (nodes.size() == 1 ? " " : "s ");
-      for (size_t k = 0; k < nodes.size() && k < 8; ++k) msg += (k ? ", " : "") + Quote(nodes[k]);
+      for (size_t k = 0; k < nodes.size() && k < 8; ++k) msg += (k ? ", " : "") + nodes[k];
       if (nodes.size() > 8) msg += ", ... (" + std::to_string(nodes.size()) + " in all)";
     }
     throw Error(msg);

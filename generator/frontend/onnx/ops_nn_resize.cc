@@ -47,7 +47,10 @@ std::vector<int64_t> SizeFromScales(const C& c, const std::vector<double>& scale
   std::vector<int64_t> size;
   for (size_t d = 2; d < 4; ++d) {
     if (!(scales[d] > 0)) c.Fail("scales must be positive");
-    const auto out = static_cast<int64_t>(std::floor(static_cast<double>(in[d]) * scales[d]));
+    const double scaled = std::floor(static_cast<double>(in[d]) * scales[d]);
+    if (!FitsInt64(scaled))  // the cast below would be undefined (fuzz_onnx)
+      c.Fail("scale " + ir::AttrDouble(scales[d]) + " gives more outputs than int64 can count");
+    const auto out = static_cast<int64_t>(scaled);
     if (out < 1) c.Fail("scale " + ir::AttrDouble(scales[d]) + " leaves no output elements");
     const double ratio = static_cast<double>(out) / static_cast<double>(in[d]);
     if (std::fabs(ratio - scales[d]) > 1e-6 * scales[d])

@@ -135,6 +135,15 @@ double ScalarInput(const C& c, int k, const std::string& what) {
   return v[0];
 }
 
+/// ScalarInput as an int64 (an int64 tensor in valid models; float values are truncated). A value
+/// outside int64's range is an error (found by tests/fuzz/fuzz_onnx: the cast was undefined).
+int64_t IntScalarInput(const C& c, int k, const std::string& what) {
+  const double v = ScalarInput(c, k, what);
+  if (!FitsInt64(v))
+    c.Fail(what + " (" + InputLabel(c, k) + ") is " + AttrDouble(v) + ", not an int64");
+  return static_cast<int64_t>(v);
+}
+
 /// Binds each present ONNX output k to get_item(k) of the tuple `fields`, named "<producer>.<k>"
 /// as MSC names a relax TupleGetItem.
 void BindTuple(C& c, const std::vector<std::string>& fields) {
@@ -187,8 +196,8 @@ void Reshape(C& c) {
       infer = static_cast<int64_t>(d);
     } else if (shape[d] < -1) {
       c.Fail("target shape " + ShapeStr(shape) + " has a negative dim other than -1");
-    } else {
-      known *= shape[d];
+    } else if (__builtin_mul_overflow(known, shape[d], &known)) {  // found by fuzz_onnx
+      c.Fail("target shape " + ShapeStr(shape) + " has more elements than int64 can count");
     }
   }
   if (infer >= 0) {
@@ -387,8 +396,8 @@ void Tile(C& c) {
   const int64_t rank = c.Rank(0);
   std::vector<int64_t> repeats;
   if (c.opset < 6) {
-    const int64_t tiles = static_cast<int64_t>(ScalarInput(c, 1, "tiles"));
-    const int64_t axis = InputAxis(c, static_cast<int64_t>(ScalarInput(c, 2, "axis")), 0);
+    const int64_t tiles = IntScalarInput(c, 1, "tiles");
+    const int64_t axis = InputAxis(c, IntScalarInput(c, 2, "axis"), 0);
     repeats.assign(rank, 1);
     repeats[axis] = tiles;
   } else {
@@ -404,7 +413,7 @@ void Tile(C& c) {
 
 /// Trilu (opset 14): triu (upper=1) / tril with the diagonal offset k (constant input 1).
 void Trilu(C& c) {
-  const int64_t k = c.Has(1) ? static_cast<int64_t>(ScalarInput(c, 1, "k")) : 0;
+  const int64_t k = c.Has(1) ? IntScalarInput(c, 1, "k") : 0;
   if (c.Rank(0) < 2)
     c.Fail("the input has rank " + std::to_string(c.Rank(0)) + ", Trilu needs >= 2");
   c.EmitOut(c.attrs.Int("upper", 1) ? "triu" : "tril", {c.T(0)}, Attrs({{"k", AttrInt(k)}}));
@@ -460,8 +469,7 @@ void ScatterND(C& c) {
 /// [-depth, depth) are all off in ONNX; one_hot implementations differ there (torch's F.one_hot
 /// raises), so only in-range indices are exact.
 void OneHot(C& c) {
-  const double depth_value = ScalarInput(c, 1, "depth");
-  const int64_t depth = static_cast<int64_t>(depth_value);
+  const int64_t depth = IntScalarInput(c, 1, "depth");
   if (depth < 1) c.Fail("depth " + std::to_string(depth) + " must be >= 1");
   if (!c.IsConst(2)) FailNotConst(c, 2, "values");
   const std::vector<double> values = c.ConstDoubles(2);
@@ -610,7 +618,7 @@ void EyeLike(C& c) {
 /// CumSum: cumsum along the constant `axis` input; exclusive is cumsum's own attr; reverse=1 is
 /// flip -> cumsum -> flip.
 void CumSum(C& c) {
-  const int64_t axis = InputAxis(c, static_cast<int64_t>(ScalarInput(c, 1, "axis")), 0);
+  const int64_t axis = InputAxis(c, IntScalarInput(c, 1, "axis"), 0);
   const bool exclusive = c.attrs.Int("exclusive", 0) != 0;
   const bool reverse = c.attrs.Int("reverse", 0) != 0;
   std::string x = c.T(0);
@@ -626,8 +634,7 @@ void CumSum(C& c) {
 /// TopK: k from the attr (opset 1-9) or the constant input K; outputs values and int64 indices
 /// through get_item. sorted=0 leaves the order unspecified, so the sorted result is valid.
 void TopK(C& c) {
-  const int64_t k =
-      c.opset < 10 ? c.attrs.Int("k", -1) : static_cast<int64_t>(ScalarInput(c, 1, "K"));
+  const int64_t k = c.opset < 10 ? c.attrs.Int("k", -1) : IntScalarInput(c, 1, "K");
   const int64_t axis = c.attrs.Int("axis", -1);
   const int64_t d = InputAxis(c, axis, 0);
   const int64_t n = StaticDim(c, 0, d, "TopK");
