@@ -81,7 +81,7 @@ struct Pool2dAttrs {
   std::array<int64_t, 2> pool_size{1, 1};
   std::array<int64_t, 2> strides{1, 1};
   std::array<int64_t, 4> padding{0, 0, 0, 0};  // top, left, bottom, right
-  std::array<int64_t, 2> dilation{1, 1};       // max pooling only
+  std::array<int64_t, 2> dilation{1, 1};       // max and avg pooling (TOPI)
   bool ceil_mode = false;
   bool count_include_pad = true;  // avg pooling only (torch default)
 };

@@ -53,7 +53,9 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
 
   const int64_t Cg = C / G, Og = O / G, kdim = Cg * KH * KW;
   const bool depthwise = Cg == 1 && Og == 1;
-  const bool wvec4 = kdim % 4 == 0;
+  // The depthwise kernel fetches single weights: it needs the float view of W whatever KH*KW is
+  // (a vec4 view made it read weight 4*i for weight i when KH*KW % 4 == 0, e.g. 2x2 or 1x4).
+  const bool wvec4 = !depthwise && kdim % 4 == 0;
   const bool store4 = (OH * OW) % 4 == 0;
   ConvPush push{U32(N, optype, y, "N"),
                 U32(C, optype, y, "C"),

@@ -119,7 +119,7 @@ struct Pool1dAttrs {
   int64_t pool_size = 1;
   int64_t stride = 1;
   std::array<int64_t, 2> padding{0, 0};  // left, right
-  int64_t dilation = 1;                  // max pooling only
+  int64_t dilation = 1;                  // max and avg pooling (TOPI)
   bool ceil_mode = false;
   bool count_include_pad = true;  // avg pooling only
 };

@@ -1217,3 +1217,275 @@ _register("image_resize2d_cubic", _resize_case([
     ((7, 8), "cubic", "half_pixel", "", -0.75, 0),
     ((6, 3), "cubic", "align_corners", "", -0.5, 1),
 ]))
+
+
+# ---- found by the random-graph differential test ----------------------------------------------------
+# Each case reproduces a disagreement of tests/difftest/difftest.py (the seed that found it is in the
+# docstring, "difftest gN [backend]"); the reference is written independently of the backends.
+
+def _ref_avg_pool(x, k, s, d, pads, ceil, include):
+    """TOPI pool_impl_nd average pooling (include/tvm/topi/nn/pooling.h) by loops, over the last
+    len(k) dims; pads = [(before, after)] per dim."""
+    v = x.numpy()
+    dims = len(k)
+    spatial = v.shape[-dims:]
+    outs = []
+    for i in range(dims):
+        n, (p0, p1) = spatial[i], pads[i]
+        outs.append((n + p0 + p1 - d[i] * (k[i] - 1) - 1 + (s[i] - 1 if ceil else 0)) // s[i] + 1)
+    out = np.zeros(v.shape[:-dims] + tuple(outs), np.float64)
+    for o in np.ndindex(*outs):
+        total = np.zeros(v.shape[:-dims])
+        count = 0
+        for j in np.ndindex(*k):
+            pos = [o[i] * s[i] - pads[i][0] + j[i] * d[i] for i in range(dims)]
+            inside = all(0 <= pos[i] < spatial[i] for i in range(dims))
+            if inside:
+                total += v[(Ellipsis,) + tuple(pos)]
+            if inside or (include and all(pos[i] < spatial[i] + pads[i][1] for i in range(dims))):
+                count += 1
+        out[(Ellipsis,) + o] = total / max(count, 1)
+    return torch.from_numpy(out.astype(np.float32))
+
+
+@case
+def case_prod_float16():
+    """difftest g12 [torch]: float16 prod failed ("prod_cpu" not implemented for 'Half'); over two
+    axes and over all axes (a 0-d result). Reference: float32 math rounded to half."""
+    b = Builder()
+    x = b.input("x", [2, 3, 4], dtype=torch.float16, value=_uniform(b, [2, 3, 4], 0.8, 1.25, torch.float16))
+    p0 = b.node("prod", "prod", [x], lambda v: v.float().prod(2).prod(1).half(), attrs={"axis": "1,2", "keepdims": "0"})
+    p1 = b.node("prod_1", "prod", [x], lambda v: v.float().prod().half(), attrs={"axis": "", "keepdims": "0"})
+    return b.finish([p0, p1])
+
+
+@case
+def case_cumsum_float16():
+    """difftest g92 [torch]: float16 cumsum failed ("cumsum_out_cpu" not implemented for 'Half');
+    g574 [numpy]: a float16 cumsum of 80 elements accumulated in half (every partial sum rounded)
+    was off by several half ULPs. Reference: float32 running sums rounded once to half."""
+    b = Builder()
+    x = b.input("x", [2, 40], dtype=torch.float16, value=_uniform(b, [2, 40], -2.0, 2.0, torch.float16))
+    c0 = b.node("cumsum", "cumsum", [x], lambda v: torch.cumsum(v.float(), 1).half(),
+                attrs={"axis": "1", "dtype": "", "exclusive": "0"})
+    c1 = b.node("cumsum_1", "cumsum", [x], lambda v: torch.cumsum(v.float().reshape(-1), 0).half(),
+                attrs={"axis": "", "dtype": "", "exclusive": "0"})
+    return b.finish([c0, c1])
+
+
+@case
+def case_cumsum_exclusive_cancel():
+    """difftest g2545 [numpy]: an exclusive cumsum computed as inclusive - x lost the small sums
+    next to a large term ((0.001 + 3000) - 3000 = 0.00098 in float32); TOPI's scan adds only the
+    earlier terms (every partial sum here is exact in float32 or rounds the same either way)."""
+    b = Builder()
+    x = b.input("x", [2, 4], value=torch.tensor([[0.001, 3000.0, 0.25, 1.5], [2.5, -0.004, 1000.0, 0.25]]))
+    out = b.node("cumsum", "cumsum", [x], lambda v: torch.from_numpy(np.concatenate(
+        [np.zeros((2, 1)), np.cumsum(v.double().numpy(), 1)[:, :-1]], 1).astype(np.float32)),
+        attrs={"axis": "-1", "dtype": "", "exclusive": "1"})
+    return b.finish([out])
+
+
+@case
+def case_clip_float16_int32():
+    """difftest g90 [torch]: float16 clip failed ("clamp_scalar_cpu" not implemented for 'Half');
+    g106 [torch]: clip of an int32 tensor returned float32 (the float bounds promoted it)."""
+    b = Builder()
+    x = b.input("x", [3, 5], dtype=torch.float16, value=_uniform(b, [3, 5], -2.0, 2.0, torch.float16))
+    y = b.input("y", [4, 3], dtype=torch.int32, value=_ints(b, [4, 3], -9, 9))
+    c0 = b.node("clip", "clip", [x], lambda v: torch.clamp(v.float(), -0.5, 1.0).half(),
+                attrs={"min": "-0.500000", "max": "1.000000"})
+    c1 = b.node("clip_1", "clip", [y], lambda v: torch.clamp(v, -3, 5), attrs={"min": "-3.000000", "max": "5.000000"})
+    c2 = b.node("clip_2", "clip", [y], lambda v: torch.clamp(v, max=2), attrs={"min": "-inf", "max": "2.000000"})
+    return b.finish([c0, c1, c2])
+
+
+def _stable_topk(v, k, dim, largest):
+    order = torch.sort(v, dim=dim, descending=largest, stable=True).indices.narrow(dim, 0, k)
+    return v.gather(dim, order), order
+
+
+@case
+def case_topk_float16_ties():
+    """difftest g51 [torch]: float16 topk failed ("topk_cpu" not implemented for 'Half'); g254
+    [torch]: int32 topk with equal values gave the tied indices in another order than TOPI's
+    stable sort (lower index first)."""
+    b = Builder()
+    x = b.input("x", [3, 6], dtype=torch.float16, value=_uniform(b, [3, 6], -2.0, 2.0, torch.float16))
+    y = b.input("y", [2, 7], dtype=torch.int32, value=torch.tensor([[3, 1, 3, 0, 3, 1, 2], [5, 5, 5, -1, 5, 0, 5]],
+                                                                    dtype=torch.int32))
+    v0, i0 = b.node("topk", "topk", [x], lambda v: (lambda r: (r[0].half(), r[1]))(_stable_topk(v.float(), 3, 1, True)),
+                    attrs={"k": "3", "axis": "-1", "ret_type": "both", "largest": "1", "dtype": "int64"})
+    v1, i1 = b.node("topk_1", "topk", [y], lambda v: (lambda r: (r[0], r[1].int()))(_stable_topk(v, 4, 1, True)),
+                    attrs={"k": "4", "axis": "1", "ret_type": "both", "largest": "1", "dtype": "int32"})
+    i2 = b.node("topk_2", "topk", [y], lambda v: _stable_topk(v, 3, 1, False)[1].int(),
+                attrs={"k": "3", "axis": "1", "ret_type": "indices", "largest": "0", "dtype": "int32"})
+    return b.finish([v0, i0, v1, i1, i2])
+
+
+@case
+def case_strided_slice_negative():
+    """difftest g16 [torch]: negative strides were rejected by the torch backend. Steps -2 and -1
+    with begin/end clamped as numpy does (end INT64_MIN = past the first element), next to a
+    positive step."""
+    b = Builder()
+    x = b.input("x", [4, 6, 5])
+    out = b.node("strided_slice", "strided_slice", [x], lambda v: torch.from_numpy(v.numpy()[3::-2, 1:6:2, -1:0:-1].copy()),
+                 attrs={"axes": "0,1,2", "begin": "3,1,-1", "end": "-9223372036854775808,6,0", "strides": "-2,2,-1"})
+    out1 = b.node("strided_slice_1", "strided_slice", [x], lambda v: torch.from_numpy(v.numpy()[:, 9:-9:-3].copy()),
+                  attrs={"axes": "1,", "begin": "9,", "end": "-9,", "strides": "-3,"})
+    return b.finish([out, out1])
+
+
+@case
+def case_nn_batch_norm_axis():
+    """difftest g46 [torch]: nn.batch_norm over an axis other than 1 was rejected by the torch
+    backend; axis 2 of a [2, 3, 4] tensor and axis -1 of a 4-D one."""
+    b = Builder()
+    x = b.input("x", [2, 3, 4])
+    y = b.input("y", [2, 2, 3, 5])
+    outs = []
+    for name, v, axis, c in (("batch_norm", x, "2", 4), ("batch_norm_1", y, "-1", 5)):
+        g = b.weight([c], "O", name + ".weight", value=_uniform(b, [c], 0.5, 1.5))
+        beta = b.weight([c], "O", name + ".bias")
+        mean = b.weight([c], "O", name + ".running_mean")
+        var = b.weight([c], "O", name + ".running_var", value=_uniform(b, [c], 0.5, 1.5))
+        ax = int(axis)
+        bn = b.node(name, "nn.batch_norm", [v],
+                    lambda t, gamma, beta, mean, var, ax=ax: F.batch_norm(t.movedim(ax, 1), mean, var, gamma, beta, False,
+                                                                          0.1, 1e-5).movedim(1, ax),
+                    weights={"gamma": g, "beta": beta, "mean": mean, "var": var},
+                    attrs={"axis": axis, "epsilon": "0.000010", "center": "1", "scale": "1", "momentum": "0.100000",
+                           "training": "1"})
+        outs.append(b.node(name + ".0", "get_item", [bn], lambda t: t, attrs={"index": "0"}))
+    return b.finish(outs)
+
+
+@case
+def case_nn_avg_pool_dilation():
+    """difftest g43 [torch]: avg_pool2d with dilation, and avg_pool1d with dilation or with
+    asymmetric padding and count_include_pad 0, were rejected by the torch backend (F.avg_pool*
+    cannot express them). Reference: TOPI's pool_impl_nd by loops."""
+    b = Builder()
+    x = b.input("x", [1, 3, 7, 8], "NCHW")
+    y = b.input("y", [2, 3, 9], "NCW")
+    a0 = b.node("avg_pool2d", "nn.avg_pool2d", [x],
+                lambda v: _ref_avg_pool(v, (2, 3), (2, 1), (2, 2), [(1, 0), (0, 1)], False, False), layout="NCHW",
+                attrs={"pool_size": "2,3", "strides": "2,1", "dilation": "2,2", "padding": "1,0,0,1", "ceil_mode": "0",
+                       "count_include_pad": "0", "layout": "NCHW", "out_layout": "NCHW"})
+    a1 = b.node("avg_pool2d_1", "nn.avg_pool2d", [x],
+                lambda v: _ref_avg_pool(v, (3, 3), (2, 2), (1, 2), [(1, 1), (1, 1)], True, True), layout="NCHW",
+                attrs={"pool_size": "3,", "strides": "2,", "dilation": "1,2", "padding": "1,", "ceil_mode": "1",
+                       "count_include_pad": "1", "layout": "NCHW", "out_layout": "NCHW"})
+    a2 = b.node("avg_pool1d", "nn.avg_pool1d", [y],
+                lambda v: _ref_avg_pool(v, (3,), (2,), (2,), [(1, 1)], True, False), layout="NCW",
+                attrs=_pool1d_attrs("3,", "2,", "1,1", "2,", ceil="1", include="0"))
+    a3 = b.node("avg_pool1d_1", "nn.avg_pool1d", [y],
+                lambda v: _ref_avg_pool(v, (2,), (1,), (1,), [(1, 0)], False, False), layout="NCW",
+                attrs=_pool1d_attrs("2,", "1,", "1,0", include="0"))
+    return b.finish([a0, a1, a2, a3])
+
+
+@case
+def case_gather_elements_partial():
+    """difftest g38 [numpy]: indices smaller than data along the other axes (torch.gather's
+    rule) were broadcast by np.take_along_axis (wrong shape, or an IndexError)."""
+    b = Builder()
+    x = b.input("x", [4, 5, 3])
+    i = b.input("indices", [2, 3, 2], dtype=torch.int64, value=_ints(b, [2, 3, 2], 0, 5, torch.int64))
+    j = b.input("indices_1", [3, 2, 1], dtype=torch.int32, value=_ints(b, [3, 2, 1], 0, 4))
+    g0 = b.node("gather_elements", "gather_elements", [x, i], lambda v, t: torch.gather(v, 1, t), attrs={"axis": "1"})
+    g1 = b.node("gather_elements_1", "gather_elements", [x, j], lambda v, t: torch.gather(v, 0, t.long()),
+                attrs={"axis": "0"})
+    return b.finish([g0, g1])
+
+
+@case
+def case_msc_attention_bottom_right_long_query():
+    """difftest g36 [numpy]: causal_mask BottomRight with more queries than keys (S_q 5 > S_kv 3)
+    used the offset S_kv - S_q < 0, masking every key of the first rows (NaN); TOPI's offset is
+    |S_q - S_kv|."""
+    b = Builder()
+    q = b.input("q", [1, 2, 5, 4])
+    k = b.input("k", [1, 2, 3, 4])
+    v = b.input("v", [1, 2, 3, 4])
+    out = b.node("attention", "msc.attention", [q, k, v], lambda *a: _ref_attention(*a, causal="BottomRight"),
+                 attrs=dict(_ATTN_DEFAULT, causal_mask="BottomRight"))
+    return b.finish([out])
+
+
+_register("image_resize2d_nearest_intdiv", _resize_case([
+    # difftest g1481 [numpy]: asymmetric upscaling by an integer factor is TOPI's integer division
+    # whatever the rounding; "" rounds half away from zero for align_corners; floor/ceil nudge by 1e-5
+    ((8, 6), "nearest_neighbor", "asymmetric", "ceil", -0.5, 0),
+    ((8, 6), "nearest_neighbor", "asymmetric", "round", -0.5, 0),
+    ((3, 6), "nearest_neighbor", "asymmetric", "ceil", -0.5, 0),
+    ((7, 5), "nearest_neighbor", "align_corners", "", -0.5, 0),
+    ((6, 9), "nearest_neighbor", "tf_half_pixel_for_nn", "floor", -0.5, 0),
+], shape=(1, 2, 4, 3)))
+
+
+@case
+def case_conv_depthwise_k4():
+    """difftest g185 [vulkan]: a depthwise convolution whose KH*KW is a multiple of 4 (a 1-D
+    kernel of 4, a 2x2 kernel) read its weights through a vec4 view, so channel g got weights
+    4g.. (zeros past the end): wrong values in every channel."""
+    b = Builder()
+    x = b.input("x", [2, 4, 7], "NCW")
+    y = b.input("y", [1, 3, 5, 5], "NCHW")
+    w1 = b.weight([4, 1, 4], "OIW", "conv1.weight")
+    b1 = b.weight([4], "O", "conv1.bias")
+    w2 = b.weight([3, 1, 2, 2], "OIHW", "conv2.weight")
+    c1 = b.node("conv1d", "msc.conv1d_bias", [x],
+                lambda v, weight, bias: F.conv1d(F.pad(v, (3, 1)), weight, bias, stride=2, dilation=2, groups=4),
+                weights={"weight": w1, "bias": b1}, layout="NCW",
+                attrs=dict(_CONV1D_ATTRS, strides="2,", padding="3,1", dilation="2,", groups="4"))
+    c2 = b.node("conv2d", "nn.conv2d", [y], lambda v, weight: F.conv2d(v, weight, groups=3), weights={"weight": w2},
+                layout="NCHW", attrs={"strides": "1,1", "padding": "0,0,0,0", "dilation": "1,1", "groups": "3",
+                                      "data_layout": "NCHW", "kernel_layout": "OIHW", "out_layout": "NCHW",
+                                      "out_dtype": "float32"})
+    return b.finish([c1, c2])
+
+
+@case
+def case_topk_nan():
+    """difftest g1253 [numpy]: topk of values holding nan put nan last (np.argsort of -x); nan is
+    the largest value (torch.sort, the Vulkan runtime), and equal values (inf, inf) keep their index
+    order."""
+    b = Builder()
+    x = b.input("x", [2, 6], value=torch.tensor([[0.5, float("nan"), float("inf"), -1.0, float("inf"), 2.0],
+                                                 [float("nan"), -float("inf"), 1.5, float("nan"), 0.25, -3.0]]))
+    v0, i0 = b.node("topk", "topk", [x], lambda v: _stable_topk(v, 3, 1, True),
+                    attrs={"k": "3", "axis": "-1", "ret_type": "both", "largest": "1", "dtype": "int64"})
+    i1 = b.node("topk_1", "topk", [x], lambda v: _stable_topk(v, 4, 1, False)[1].int(),
+                attrs={"k": "4", "axis": "1", "ret_type": "indices", "largest": "0", "dtype": "int32"})
+    return b.finish([v0, i0, i1])
+
+
+@case
+def case_nn_group_norm_single():
+    """difftest g1945 [torch]: groups of one element (num_groups = C, no spatial extent) normalize
+    to 0, so the result is beta; F.group_norm refused them ("Expected more than 1 value per
+    channel when training")."""
+    b = Builder()
+    x = b.input("x", [1, 5, 1], "NCW")
+    g = b.weight([5], "", "gn.weight", value=_uniform(b, [5], 0.5, 1.5))
+    beta = b.weight([5], "", "gn.bias")
+    out = b.node("group_norm", "nn.group_norm", [x], lambda v, gamma, beta: beta.reshape(1, 5, 1).expand(1, 5, 1).clone(),
+                 weights={"gamma": g, "beta": beta}, layout="NCW",
+                 attrs={"num_groups": "5", "channel_axis": "1", "axes": "2,", "epsilon": "0.000010", "center": "1",
+                        "scale": "1"})
+    return b.finish([out])
+
+
+@case
+def case_sum_mean_float16():
+    """difftest g117 [torch]: a float16 sum over two axes reduced in half (partial sums rounded to
+    half in each pass) was several half ULPs off; float16 reductions accumulate in float32 and
+    round once, as every backend's documented float16 rule."""
+    b = Builder()
+    x = b.input("x", [2, 7, 8, 2], dtype=torch.float16, value=_uniform(b, [2, 7, 8, 2], -2.0, 2.0, torch.float16))
+    s = b.node("sum", "sum", [x], lambda v: v.float().sum(dim=[1, 3]).half(), attrs={"axis": "-3,3", "keepdims": "0"})
+    m = b.node("mean", "mean", [x], lambda v: v.float().mean(dim=[0, 2], keepdim=True).half(),
+               attrs={"axis": "0,2", "keepdims": "1"})
+    return b.finish([s, m])

@@ -2,8 +2,10 @@
 // (POOL_MAX), nn/avg_pool2d.comp (POOL_AVG), nn/adaptive_avg_pool2d.comp (POOL_ADAPTIVE).
 //
 //   max: Y = max over the window of valid input pixels (padding never wins)
-//   avg: torch semantics: window [h0, h0 + KH) clipped to [-pt, H + pb); divisor = its area when
-//        count_include_pad, else the number of valid pixels
+//   avg: TOPI's pool_impl_nd (include/tvm/topi/nn/pooling.h): the sum over the window positions
+//        (h0 + kh*dh, w0 + kw*dw) inside the input, divided by their count, or with
+//        count_include_pad by the count of positions inside the input plus its declared padding
+//        (h < H + pb, w < W + pr; ceil_mode's extra tail does not count); at least 1
 //   adaptive avg: window [floor(oh*H/OH), ceil((oh+1)*H/OH)) x (same for w)
 // ceil_mode only changes OH/OW, which the host passes in.
 // Bindings: 0 X (texel float), 1 Y (storage). Workgroup (64, 1, 1), 2-D grid folded by
@@ -20,7 +22,7 @@ layout(push_constant) uniform Push {
   uint KH, KW;
   uint sh, sw;
   uint pt, pl, pb, pr;  // padding top, left, bottom, right
-  uint dh, dw;          // dilation (max pooling)
+  uint dh, dw;          // dilation (max and avg pooling)
   uint count_include_pad;
 } p;
 
@@ -42,25 +44,31 @@ void main() {
     }
   }
   Y[i] = m;
-#else
-#if defined(POOL_AVG)
-  int hs = int(oh * p.sh) - int(p.pt), ws = int(ow * p.sw) - int(p.pl);
-  int he = min(hs + int(p.KH), int(p.H + p.pb)), we = min(ws + int(p.KW), int(p.W + p.pr));
-  const float area = float((he - hs) * (we - ws));
-  hs = max(hs, 0);
-  ws = max(ws, 0);
-  he = min(he, int(p.H));
-  we = min(we, int(p.W));
-  const float divisor = p.count_include_pad != 0 ? area : float((he - hs) * (we - ws));
+#elif defined(POOL_AVG)
+  const int h0 = int(oh * p.sh) - int(p.pt), w0 = int(ow * p.sw) - int(p.pl);
+  float s = 0.0;
+  uint valid = 0u, region = 0u;
+  for (uint kh = 0; kh < p.KH; ++kh) {
+    const int ih = h0 + int(kh * p.dh);
+    if (ih >= int(p.H + p.pb)) break;
+    for (uint kw = 0; kw < p.KW; ++kw) {
+      const int iw = w0 + int(kw * p.dw);
+      if (iw >= int(p.W + p.pr)) break;
+      ++region;
+      if (uint(ih) < p.H && uint(iw) < p.W) {
+        s += Fetch(X, base + uint(ih) * p.W + uint(iw));
+        ++valid;
+      }
+    }
+  }
+  Y[i] = s / float(max(p.count_include_pad != 0 ? region : valid, 1u));
 #else  // POOL_ADAPTIVE
   const int hs = int((oh * p.H) / p.OH), he = int(((oh + 1) * p.H + p.OH - 1) / p.OH);
   const int ws = int((ow * p.W) / p.OW), we = int(((ow + 1) * p.W + p.OW - 1) / p.OW);
-  const float divisor = float((he - hs) * (we - ws));
-#endif
   float s = 0.0;
   for (int ih = hs; ih < he; ++ih) {
     for (int iw = ws; iw < we; ++iw) s += Fetch(X, base + uint(ih) * p.W + uint(iw));
   }
-  Y[i] = s / divisor;
+  Y[i] = s / float((he - hs) * (we - ws));
 #endif
 }

@@ -517,6 +517,10 @@ def _strided_slice(x, axes, begin, end, strides, assume_inbound):
         raise ValueError("strided_slice: axes/begin/end/strides lengths differ")
     for a, b, e, s in zip(axes, begin, end, strides):
         index[a % x.dim()] = slice(int(b), int(e), int(s))
+    for a, sl in enumerate(index):  # torch slices take no negative step: numpy's indices instead
+        if sl.step is not None and sl.step < 0:
+            x = x.index_select(a, torch.tensor(list(range(*sl.indices(x.shape[a]))), dtype=torch.long))
+            index[a] = slice(None)
     return x[tuple(index)]
 
 
@@ -531,18 +535,48 @@ def _conv2d(data, weight, strides, padding, dilation, groups, data_layout, kerne
     return _out_dtype(F.conv2d(data, weight, None, _pair(strides, "strides"), 0, _pair(dilation, "dilation"), groups), out_dtype)
 
 
+def topi_pool(data, k, s, d, pads, ceil_mode, count_include_pad, is_max):
+    """TOPI pool_impl_nd (include/tvm/topi/nn/pooling.h) over the last len(k) dims, pads
+    [(before, after)] per dim: output size (n + pads - d*(k-1) - 1 [+ s-1 if ceil_mode]) // s + 1;
+    max over the window positions inside the input; avg = their sum divided by their count, or by
+    the count inside input + declared padding with count_include_pad, at least 1."""
+    dims = len(k)
+    idx, inside, region = [], [], []
+    for i in range(dims):
+        n, (p0, p1) = data.shape[data.dim() - dims + i], pads[i]
+        out = (n + p0 + p1 - d[i] * (k[i] - 1) - 1 + (s[i] - 1 if ceil_mode else 0)) // s[i] + 1
+        pos = torch.arange(out).reshape(-1, 1) * s[i] - p0 + torch.arange(k[i]).reshape(1, -1) * d[i]
+        idx.append(pos.clamp(0, n - 1))
+        inside.append((pos >= 0) & (pos < n))
+        region.append(pos < n + p1)
+    g = data
+    for i in range(dims):  # gather window positions: [..., O0, K0, O1, K1]
+        axis = data.dim() - dims + 2 * i
+        g = g.index_select(axis, idx[i].reshape(-1)).unflatten(axis, tuple(idx[i].shape))
+    mask, reg = inside[0], region[0]
+    if dims == 2:
+        mask = inside[0][:, :, None, None] & inside[1][None, None, :, :]
+        reg = region[0][:, :, None, None] & region[1][None, None, :, :]
+    kdims = tuple(range(-2 * dims + 1, 0, 2))
+    if is_max:
+        low = torch.finfo(data.dtype).min
+        return torch.where(mask, g, torch.tensor(low, dtype=data.dtype)).amax(dim=kdims)
+    total = torch.where(mask, g, torch.zeros((), dtype=data.dtype)).sum(dim=kdims)
+    count = (reg if count_include_pad else mask).sum(dim=tuple(range(1, 2 * dims, 2))).clamp(min=1)
+    return total / count.to(data.dtype)
+
+
 def _pool2d(is_max):
     def run(data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, layout, out_layout):
         if layout != "NCHW" or out_layout not in (None, "NCHW"):
             raise NotImplementedError("fake tvm: pool layout %s/%s" % (layout, out_layout))
         top, left, bottom, right = _pad4(padding)
-        if top != bottom or left != right:
-            raise NotImplementedError("fake tvm: asymmetric pool padding %r" % (padding,))
         k, s, d = _pair(pool_size, "pool_size"), _pair(strides, "strides"), _pair(dilation, "dilation")
+        if top != bottom or left != right or (not is_max and d != [1, 1]):
+            return topi_pool(data, k, s, d, [(top, bottom), (left, right)], bool(ceil_mode), bool(count_include_pad),
+                             is_max)
         if is_max:
             return F.max_pool2d(data, k, s, (top, left), d, bool(ceil_mode))
-        if d != [1, 1]:
-            raise NotImplementedError("fake tvm: dilated avg_pool2d")
         return F.avg_pool2d(data, k, s, (top, left), bool(ceil_mode), bool(count_include_pad))
     return run
 
@@ -580,7 +614,7 @@ IMPLS = {
     "relax.op.subtract": _binary(torch.sub, "subtract"),
     "relax.op.multiply": _binary(torch.mul, "multiply"),
     "relax.op.divide": _binary(torch.true_divide, "divide"),
-    "relax.op.clip": lambda x, min, max: torch.clamp(x, float(min), float(max)),
+    "relax.op.clip": lambda x, min, max: torch.clamp(x, float(min), float(max)).to(x.dtype),
     "relax.op.concat": lambda tensors, axis: torch.cat(list(tensors), axis),
     "relax.op.expand_dims": _expand_dims,
     "relax.op.squeeze": _squeeze,

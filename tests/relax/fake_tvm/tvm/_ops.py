@@ -6,7 +6,7 @@ Dtype rules are relax's, not torch's: elementwise ops keep the input dtype (torc
 int32 sums to int64), binary ops require equal dtypes, float-only unary ops (exp, sqrt, ...) reject
 integer tensors, logical ops want bool. Every function takes exactly the op's parameters (bound by
 _impl.bind with the op's signature) and returns a tensor or a tuple of tensors. Not modelled: TVM's
-float rounding, NaN propagation of maximum/minimum, tie order of topk.
+float rounding, NaN propagation of maximum/minimum.
 """
 import math
 
@@ -140,13 +140,15 @@ def _cumsum(data, axis, dtype, exclusive):
     a = 0 if axis is None else axis % data.dim()
     out_dtype = data.dtype if dtype in (None, "") else _dt(dtype)
     y = torch.cumsum(x.to(out_dtype), a).to(out_dtype)
-    if exclusive:
-        y = y - x.to(out_dtype)
+    if exclusive:  # TOPI's scan adds only the earlier terms (inclusive - x would cancel)
+        y = torch.cat([torch.zeros_like(y.narrow(a, 0, 1)), y.narrow(a, 0, y.shape[a] - 1)], a)
     return y
 
 
 def _topk(data, k, axis, ret_type, largest, dtype):
-    values, indices = torch.topk(data, k, axis, bool(largest), True)
+    # TOPI sorts stably: equal values keep their index order (torch.topk leaves it unspecified)
+    order = torch.sort(data, dim=axis, descending=bool(largest), stable=True).indices.narrow(axis, 0, k)
+    values, indices = data.gather(axis, order), order
     indices = indices.to(_dt(dtype))
     if ret_type == "both":
         return values, indices
@@ -395,13 +397,11 @@ def _pool1d(is_max):
         if layout != "NCW" or out_layout not in (None, "NCW"):
             raise NotImplementedError("fake tvm: pool1d layout %s/%s" % (layout, out_layout))
         left, right = _pad2(padding)
-        if left != right:
-            raise NotImplementedError("fake tvm: asymmetric pool1d padding %r" % (padding,))
         k, s, d = _one(pool_size), _one(strides), _one(dilation)
+        if left != right or (not is_max and d != 1):
+            return I.topi_pool(data, [k], [s], [d], [(left, right)], bool(ceil_mode), bool(count_include_pad), is_max)
         if is_max:
             return F.max_pool1d(data, k, s, left, d, bool(ceil_mode))
-        if d != 1:
-            raise NotImplementedError("fake tvm: dilated avg_pool1d")
         return F.avg_pool1d(data, k, s, left, bool(ceil_mode), bool(count_include_pad))
     return run
 
