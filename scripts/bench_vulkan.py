@@ -1,14 +1,25 @@
 #!/usr/bin/python3
 """Vulkan backend benchmark: generated binary vs PyTorch on this machine's CPU, in one run.
 
-    /usr/bin/python3 scripts/bench_vulkan.py [--examples conv_relu fashion_mnist_mlp resnet18] [--runs 50]
+    /usr/bin/python3 scripts/bench_vulkan.py [--examples resnet18 mobilenet_v2 squeezenet1_0 text_transformer]
+                                             [--runs 50] [--repeat 3] [--compare-direct] [--no-profile]
 
-For each example: export (examples/<name>/export.py), generate the vulkan and torch projects,
-build the vulkan one, then measure p50 latency of `model --bench N` (warm-up 5) and of the
-generated torch module (the same graph; torch.set_num_threads(2), no_grad, warm-up 5, N runs)
-back to back. Also prints the memory plan (planned arena peak vs the sum of all activations) and
-the GEMM shader's GFLOP/s at 1024^3 (build/tests/bench_gemm). Use with Debian's
-libopenblas0-openmp installed (scripts/install_deps.sh does) so torch is not on the reference BLAS.
+For each example: export it (examples/<name>/export.py, or examples/models/export.py --model <name>
+for the torchvision models without their own folder, e.g. squeezenet1_0), generate the vulkan and
+torch projects, build the vulkan one (Release), then measure, back to back and --repeat times
+alternating: p50 latency of `model --bench N` (warm-up 5) and of the generated torch module (the
+same graph; torch.set_num_threads(2), no_grad, warm-up 5, N runs). The table reports the median of
+the --repeat p50s (and the best one), the ratio vulkan / torch, and the memory plan (planned arena
+peak vs the largest sum of simultaneously live tensors, from model.cc, and vs the sum of all
+activations). --compare-direct also times the same binary with MSC_VK_CONV=direct (the runtime's
+original direct convolution kernel for every conv) to show what the convolution algorithms of
+runtime/vulkan/ops_gemm.cc (Winograd, 1x1 GEMM, im2col + GEMM, depthwise) buy on this device.
+Unless --no-profile, prints each model's GPU time per op type (`model --profile`: timestamp
+queries; conv rows split by algorithm). Finally the GEMM shader's GFLOP/s at 1024^3
+(<build>/tests/bench_gemm). The machine's load average is printed before and after: on a shared
+machine the numbers move with it; compare runs taken at the same load.
+Use with Debian's libopenblas0-openmp installed (scripts/install_deps.sh does) so torch is not on
+the reference BLAS.
 """
 import argparse
 import os
@@ -17,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
@@ -41,24 +51,53 @@ print("p50 %.4f" % statistics.median(times))
 """
 
 
-def run(cmd, **kw):
-    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+def run(cmd, env=None, **kw):
+    full_env = dict(os.environ, **(env or {}))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, **kw)
     if proc.returncode != 0:
         raise SystemExit("failed: %s\n%s%s" % (" ".join(cmd), proc.stdout, proc.stderr))
     return proc.stdout
 
 
+def export(name, out):
+    own = os.path.join(ROOT, "examples", name, "export.py")
+    if os.path.exists(own):
+        run([PY, own, "--out", out])
+    else:
+        run([PY, os.path.join(ROOT, "examples", "models", "export.py"), "--model", name, "--out", out])
+
+
+def vk_p50(binary, runs, env=None):
+    out = run([binary, "--bench", str(runs)], env=env)
+    return float(re.search(r"p50 ([0-9.]+) ms", out).group(1)), out
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "msc-codegen"))
-    ap.add_argument("--examples", nargs="+", default=["conv_relu", "fashion_mnist_mlp", "resnet18"])
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
+                    help="where tests/bench_gemm is (default: <repo>/build)")
+    ap.add_argument("--examples", nargs="+",
+                    default=["resnet18", "mobilenet_v2", "squeezenet1_0", "text_transformer"])
     ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=3, help="alternating vulkan/torch measurements")
+    ap.add_argument("--compare-direct", action="store_true",
+                    help="also time the vulkan binary with MSC_VK_CONV=direct")
+    ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--keep", default="", help="keep the exported/generated projects in this folder")
     args = ap.parse_args()
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    print("load average at start: %s (%d CPUs)" % (load(), os.cpu_count()))
+    rows, profiles = [], []
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = args.keep or tmp_dir
         for name in args.examples:
             exp = os.path.join(tmp, name)
-            run([PY, os.path.join(ROOT, "examples", name, "export.py"), "--out", exp])
+            export(name, exp)
             projects = {}
             for backend in ("vulkan", "torch"):
                 projects[backend] = os.path.join(tmp, name + "-" + backend)
@@ -67,21 +106,43 @@ def main():
             vk = projects["vulkan"]
             run(["cmake", "-S", vk, "-B", vk + "/build", "-DCMAKE_BUILD_TYPE=Release"])
             run(["cmake", "--build", vk + "/build", "-j2"])
-            out = run([vk + "/build/model", "--bench", str(args.runs)])
-            vk_p50 = float(re.search(r"p50 ([0-9.]+) ms", out).group(1))
+            model = vk + "/build/model"
+            golden = run([model]).strip().splitlines()[-1]
+            vk_times, torch_times, direct_times = [], [], []
+            out = ""
+            for _ in range(args.repeat):
+                p50, out = vk_p50(model, args.runs)
+                vk_times.append(p50)
+                torch_out = run([PY, "-c", TORCH_BENCH, projects["torch"], str(args.runs)], cwd=projects["torch"])
+                torch_times.append(float(re.search(r"p50 ([0-9.]+)", torch_out).group(1)))
+                if args.compare_direct:
+                    direct_times.append(vk_p50(model, args.runs, {"MSC_VK_CONV": "direct"})[0])
             peak, naive = map(int, re.search(r"arena peak (\d+) bytes, sum of all activations (\d+)", out).groups())
-            torch_out = run([PY, "-c", TORCH_BENCH, projects["torch"], str(args.runs)], cwd=projects["torch"])
-            torch_p50 = float(re.search(r"p50 ([0-9.]+)", torch_out).group(1))
-            rows.append((name, vk_p50, torch_p50, peak, naive))
-    print("%-20s %14s %14s %10s %14s %14s" % ("example", "vulkan p50 ms", "torch p50 ms", "vk/torch", "arena peak B", "naive sum B"))
-    for name, vk_p50, torch_p50, peak, naive in rows:
-        print("%-20s %14.3f %14.3f %10.2f %14d %14d" % (name, vk_p50, torch_p50, vk_p50 / torch_p50, peak, naive))
-    gemm = os.path.join(ROOT, "build", "tests", "bench_gemm")
+            with open(os.path.join(vk, "model.cc")) as f:
+                m = re.search(r"lower bound: (\d+) bytes", f.read())
+            bound = int(m.group(1)) if m else 0
+            rows.append((name, statistics.median(vk_times), min(vk_times), statistics.median(torch_times),
+                         statistics.median(direct_times) if direct_times else None, peak, bound, naive, golden))
+            if not args.no_profile:
+                prof = run([model, "--bench", str(args.runs), "--profile"])
+                profiles.append((name, prof[prof.index("profile:"):] if "profile:" in prof else prof))
+    print("%-18s %12s %12s %12s %9s %14s %12s %12s %12s  %s" % (
+        "example", "vk p50 ms", "vk best ms", "torch p50", "vk/torch", "direct-conv ms", "arena peak B",
+        "lower bnd B", "naive sum B", "golden"))
+    for name, vk_med, vk_best, torch_med, direct, peak, bound, naive, golden in rows:
+        print("%-18s %12.2f %12.2f %12.2f %9.2f %14s %12d %12d %12d  %s" % (
+            name, vk_med, vk_best, torch_med, vk_med / torch_med, "%.2f" % direct if direct else "-", peak, bound,
+            naive, golden))
+    for name, prof in profiles:
+        print("\n[%s] %s" % (name, prof.strip()))
+    gemm = os.path.join(args.build_dir, "tests", "bench_gemm")
     if os.path.exists(gemm):
-        print("GEMM 1024^3:", run([gemm, "1024", "10"]).strip().splitlines()[-1])
+        print("\nGEMM 1024^3:", run([gemm, "1024", "10"]).strip().splitlines()[-1])
     else:
-        print("GEMM 1024^3: build/tests/bench_gemm not built (cmake --build build --target bench_gemm)")
+        print("\nGEMM 1024^3: %s not built (cmake --build %s --target bench_gemm)" % (gemm, args.build_dir))
+    print("load average at end: %s" % load())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -16,6 +16,9 @@ Models (``torchvision.models.<name>(weights=None)``, ``torch.manual_seed(seed)``
 * ``efficientnet_b0``: ``nn.silu``, squeeze-excite (``nn.adaptive_avg_pool2d``, ``sigmoid``,
   ``multiply``);
 * ``shufflenet_v2_x1_0``: ``split`` (chunk) and channel shuffle (``reshape``/``permute_dims``);
+* ``squeezenet1_0``: BN-free (conv + relu, ``concat`` of the expand branches, ``nn.max_pool2d``
+  with ``ceil_mode``, a 1x1 conv classifier + ``nn.adaptive_avg_pool2d``); a Vulkan benchmark model
+  (scripts/bench_vulkan.py);
 * ``mobilenet_v2``, ``resnet18``: for comparison.
 
 Every model with BatchNorm gets its running statistics re-estimated
@@ -41,7 +44,8 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 from msc_export import export_torch  # noqa: E402
 from msc_export.calibrate import calibrate_batch_norm, reinit_zero_linears  # noqa: E402
 
-MODELS = ["vit_b_16", "swin_t", "convnext_tiny", "efficientnet_b0", "shufflenet_v2_x1_0", "mobilenet_v2", "resnet18"]
+MODELS = ["vit_b_16", "swin_t", "convnext_tiny", "efficientnet_b0", "shufflenet_v2_x1_0", "mobilenet_v2", "resnet18",
+          "squeezenet1_0"]
 
 
 def build(name: str, seed: int = 0, image_size: int = 224, calib_batches: int = 2) -> torch.nn.Module:

@@ -10,7 +10,9 @@ Model::Model(Context& ctx, uint64_t arena_bytes, const std::string& weights_path
       arena_(ctx, (arena_bytes + 255) / 256 * 256, MemoryKind::kDevice,
              "arena"),  // whole vec4 texels
       weights_(ctx, weights_path, weights),
-      program_(ctx) {}
+      program_(ctx) {
+  for (const WeightSpec& w : weights) program_.MarkConstant(weights_.Get(w.name));
+}
 
 Tensor Model::Input(const std::string& name, DType dtype, Shape shape, uint64_t offset) {
   Tensor t = MakeTensor(arena_, name, dtype, std::move(shape), offset);

@@ -1,4 +1,29 @@
 // Conv2d / Conv2dBias and the GEMM family (shaders/common/conv2d.glsl, shaders/common/gemm.glsl).
+//
+// Convolution algorithms (conv2d.glsl's MODE), picked per call by PickConvAlgo():
+//   direct    any convolution (implicit GEMM, 16 channels x 8 pixels per invocation);
+//   gemm1x1   1x1, stride 1, no padding, groups 1: a register-blocked GEMM W [O, C] @ X[n] [C, HW];
+//   im2col    any other groups-1 convolution: an im2col workspace [N, C*KH*KW, HW] and the
+//             register-blocked GEMM (at most kIm2colMaxBytes of workspace, else direct);
+//   depthwise groups == C == O, 3x3 or 5x5, stride 1 or 2, dilation 1: 2 rows x 8 columns of one
+//             channel per invocation, input rows fetched once per block;
+//   winograd  3x3, stride 1, dilation 1, groups 1, constant weights (Program::IsConstant), at least
+//             kWinogradMinChannels input and output channels: F(2x2, 3x3) or F(4x4, 3x3)
+//             (WinogradTile) as input transform + 16 or 36 batched GEMMs + output transform,
+//             weights transformed once on the host at the first Run() (Program::AddSetup) into a
+//             program-owned buffer.
+// gemm1x1, im2col, depthwise and winograd are used on CPU devices (lavapipe, where they were
+// measured faster: scripts/bench_vulkan.py); GPUs keep the direct kernel. The environment variable
+// MSC_VK_CONV=direct forces the direct kernel everywhere (A/B comparisons, tests); MSC_VK_CONV=fast
+// allows the other algorithms on every device type; MSC_VK_CONV_OFF=im2col,winograd (any of
+// gemm1x1, im2col, depthwise, winograd) turns single algorithms off.
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "context.h"
 #include "ops_internal.h"
 
@@ -18,6 +43,182 @@ struct ConvPush {
   uint32_t N, C, H, W, O, OH, OW, KH, KW, sh, sw, pt, pl, dh, dw, groups;
   float act_min, act_max;
 };
+
+// detail::Launch, with the kernel's profile row (Program::Profile) named "<stem> [label]" so that
+// `--profile` shows the time per convolution algorithm.
+template <class P>
+void LaunchAs(Program& p, const char* stem, const char* label, std::vector<Binding> bindings,
+              const P& push, const SpecConstants& spec, const std::array<uint32_t, 3>& grid,
+              const Tensor& y) {
+  Kernel& k = p.AddKernel(stem, std::move(bindings), push, spec, y.name);
+  k.stem = std::string(stem) + " [" + label + "]" +
+           (std::getenv("MSC_VK_PROFILE_NODES") ? " " + y.name : std::string());
+  p.Dispatch(k, grid[0], grid[1], grid[2]);
+}
+
+// conv2d.glsl's MODE specialization constant.
+enum ConvMode : uint32_t {
+  kModeDirect = 0,
+  kModeWinoInput = 1,
+  kModeGemm1x1 = 2,
+  kModeWinoGemm = 3,
+  kModeWinoOutput = 4,
+  kModeDepthwise = 5,
+  kModeIm2col = 6,
+  kModeIm2colGemm = 7
+};
+
+// Largest im2col workspace (bytes); bigger convolutions stay direct.
+constexpr int64_t kIm2colMaxBytes = int64_t{256} << 20;
+
+// Winograd pays for its transforms only with enough channels to share them.
+constexpr int64_t kWinogradMinChannels = 16;
+
+enum class ConvAlgo { kDirect, kGemm1x1, kWinograd, kDepthwise, kIm2col };
+
+// Whether MSC_VK_CONV_OFF (a comma-separated list) names `algo`.
+bool AlgoOff(const char* algo) {
+  const char* env = std::getenv("MSC_VK_CONV_OFF");
+  if (!env) return false;
+  const std::string list = std::string(",") + env + ",";
+  return list.find(std::string(",") + algo + ",") != std::string::npos;
+}
+
+ConvAlgo PickConvAlgo(const Program& p, const Tensor& w, int64_t C, int64_t O, int64_t KH,
+                      int64_t KW, int64_t G, const Conv2dAttrs& a) {
+  const char* env = std::getenv("MSC_VK_CONV");
+  const std::string mode = env ? env : "";
+  if (mode == "direct") return ConvAlgo::kDirect;
+  const bool cpu = p.context().info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (!cpu && mode != "fast") return ConvAlgo::kDirect;
+  const bool stride1 = a.strides[0] == 1 && a.strides[1] == 1;
+  const bool no_pad =
+      a.padding[0] == 0 && a.padding[1] == 0 && a.padding[2] == 0 && a.padding[3] == 0;
+  if (G == 1 && KH == 1 && KW == 1 && stride1 && no_pad && !AlgoOff("gemm1x1")) {
+    return ConvAlgo::kGemm1x1;
+  }
+  const bool square_stride = a.strides[0] == a.strides[1] && a.strides[0] <= 2;
+  if (G == C && G == O && KH == KW && (KH == 3 || KH == 5) && square_stride && a.dilation[0] == 1 &&
+      a.dilation[1] == 1 && !AlgoOff("depthwise")) {
+    return ConvAlgo::kDepthwise;
+  }
+  if (G == 1 && KH == 3 && KW == 3 && stride1 && a.dilation[0] == 1 && a.dilation[1] == 1 &&
+      C >= kWinogradMinChannels && O >= kWinogradMinChannels && p.IsConstant(w) &&
+      !AlgoOff("winograd")) {
+    return ConvAlgo::kWinograd;
+  }
+  // im2col + GEMM beats the direct kernel on lavapipe for the 3-channel stems (C*KH*KW % 4 != 0:
+  // ~1.6x with the zero-padded weights), strided 1x1 (~2x) and strided 3x3 convolutions (~1.2x).
+  if (G == 1 && !AlgoOff("im2col")) {
+    return ConvAlgo::kIm2col;
+  }
+  return ConvAlgo::kDirect;
+}
+
+// U[xi, o, c] = (G w[o, c] G^T)[xi] for a 3x3 kernel with conv2d.glsl's G for F(FxF, 3x3)
+// (Lavin & Gray 2016), computed in double. w: [O, C, 3, 3] row-major; u: [(F+2)^2, O, C].
+void WinogradWeights(const float* w, int64_t O, int64_t C, int F, float* u) {
+  static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static const double G4[6][3] = {{1.0 / 4, 0, 0},
+                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                  {0, 0, 1}};
+  const int S = F + 2;
+  const double(*G)[3] = F == 2 ? G2 : G4;
+  const int64_t plane = O * C;
+  for (int64_t oc = 0; oc < plane; ++oc) {
+    const float* g = w + oc * 9;
+    double t[6][3];  // G g
+    for (int i = 0; i < S; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        t[i][j] = G[i][0] * g[0 * 3 + j] + G[i][1] * g[1 * 3 + j] + G[i][2] * g[2 * 3 + j];
+      }
+    }
+    for (int i = 0; i < S; ++i) {
+      for (int j = 0; j < S; ++j) {
+        u[(i * S + j) * plane + oc] =
+            static_cast<float>(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+      }
+    }
+  }
+}
+
+// Winograd tile size for an OH x OW output of N images: F(4x4,3x3) does 36 GEMMs over T4 tiles,
+// F(2x2,3x3) 16 over T2 = ~4 T4; the GEMM works in blocks of 8 tiles, so F = 4 only pays when
+// its block-rounded work is smaller (not on 7x7 images: T4 = 4 is half a block).
+// MSC_VK_WINOGRAD_TILE=2 or 4 forces one (tests, A/B comparisons).
+int WinogradTile(int64_t N, int64_t OH, int64_t OW) {
+  if (const char* env = std::getenv("MSC_VK_WINOGRAD_TILE")) {
+    if (std::strcmp(env, "2") == 0) return 2;
+    if (std::strcmp(env, "4") == 0) return 4;
+  }
+  auto work = [&](int64_t F) {
+    const int64_t T = N * ((OH + F - 1) / F) * ((OW + F - 1) / F);
+    return (F + 2) * (F + 2) * ((T + 7) / 8 * 8);
+  };
+  return work(4) < work(2) ? 4 : 2;
+}
+
+// Reads a float32 tensor to the host (mapped memory or a staging download).
+std::vector<float> ReadFloats(const Tensor& t) {
+  std::vector<float> out(static_cast<size_t>(t.numel()));
+  if (t.buffer->mapped()) {
+    std::memcpy(out.data(), t.buffer->mapped() + t.offset, t.bytes());
+  } else {
+    t.buffer->Download(t.offset, out.data(), t.bytes());
+  }
+  return out;
+}
+
+void UploadFloats(const Tensor& t, const std::vector<float>& data) {
+  t.buffer->Upload(t.offset, data.data(), data.size() * sizeof(float));
+}
+
+// Winograd F(FxF, 3x3): three dispatches over program-owned workspaces (see conv2d.glsl). The
+// shaders index U, V and M with 32-bit element offsets (checked here).
+void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor& x,
+                  const Tensor& w, const Tensor* bias, const Tensor& y, ConvPush push, bool act) {
+  const int64_t N = push.N, C = push.C, O = push.O;
+  const int F = WinogradTile(N, push.OH, push.OW);
+  const int64_t XI = (F + 2) * (F + 2);
+  const int64_t T = N * ((push.OH + F - 1) / F) * ((push.OW + F - 1) / F), Tp = (T + 3) / 4 * 4;
+  U32(XI * std::max({C * Tp, O * Tp, O * C}), optype, y, "Winograd workspace elements");
+  const Tensor u = p.AddBuffer(y.name + ".winograd_u", DType::kFloat32, {XI, O, C});
+  const Tensor v = p.AddBuffer(y.name + ".winograd_v", DType::kFloat32, {XI, C, Tp});
+  const Tensor m = p.AddBuffer(y.name + ".winograd_m", DType::kFloat32, {XI, O, Tp});
+  p.AddSetup([w, u, O, C, F, XI] {
+    const std::vector<float> wf = ReadFloats(w);
+    std::vector<float> uf(static_cast<size_t>(XI * O * C));
+    WinogradWeights(wf.data(), O, C, F, uf.data());
+    UploadFloats(u, uf);
+  });
+  auto bind = [&](const Tensor& in, View in_view, View w_view, const Tensor& out) {
+    std::vector<Binding> b = {InTexel(in, in_view), InTexel(u, w_view)};
+    if (bias) b.push_back(InTexel(*bias));
+    b.push_back(Out(out));
+    return b;
+  };
+  const uint32_t a = act ? 1u : 0u;
+  const uint32_t tiles = U32((Tp + 63) / 64, optype, y, "grid x");
+  LaunchAs(p, stem, "winograd in", bind(x, View::kTexelFloat, View::kTexelFloat, v), push,
+           {0u, 0u, 0u, 0u, kModeWinoInput, uint32_t(F)}, {tiles, push.C, 1u}, y);
+  ConvPush g = push;  // the GEMM: rows O, K = C, columns Tp, XI batches
+  g.N = static_cast<uint32_t>(XI);
+  g.OH = 1;
+  g.OW = U32(Tp, optype, y, "tiles");
+  const bool wvec4 = C % 4 == 0;
+  LaunchAs(
+      p, stem, "winograd gemm",
+      bind(v, View::kTexelVec4, wvec4 ? View::kTexelVec4 : View::kTexelFloat, m), g,
+      {0u, wvec4 ? 1u : 0u, 0u, 1u, kModeWinoGemm, uint32_t(F)},
+      {U32(((O + kConvBM - 1) / kConvBM * ((Tp + 7) / 8) + 63) / 64, optype, y, "grid x"), 1u, g.N},
+      y);
+  LaunchAs(p, stem, "winograd out", bind(m, View::kTexelFloat, View::kTexelFloat, y), push,
+           {a, 0u, 0u, 0u, kModeWinoOutput, uint32_t(F)},
+           {U32((T + 63) / 64, optype, y, "grid x"), push.O, 1u}, y);
+}
 
 void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
           const Tensor* bias, const Tensor& y, const Conv2dAttrs& a) {
@@ -75,17 +276,97 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
                 U32(G, optype, y, "groups"),
                 a.act.min,
                 a.act.max};
-  std::vector<Binding> bindings = {InTexel(x),
-                                   InTexel(w, wvec4 ? View::kTexelVec4 : View::kTexelFloat)};
+  // The 1-D convolutions (ops_nn_ext.cc, through ConvImpl) keep the direct kernel.
+  const bool conv2d =
+      std::strcmp(stem, "nn/conv2d") == 0 || std::strcmp(stem, "msc/conv2d_bias") == 0;
+  ConvAlgo algo = conv2d ? PickConvAlgo(p, w, C, O, KH, KW, G, a) : ConvAlgo::kDirect;
+  // Their grids put channels (or images x channels) in y, at most 65535 workgroups.
+  // im2col's workspace: at most kIm2colMaxBytes, K rows in grid y.
+  if (algo == ConvAlgo::kIm2col &&
+      (kdim > 65532 || N * kdim * ((OH * OW + 3) / 4 * 4) * 4 > kIm2colMaxBytes)) {
+    algo = ConvAlgo::kDirect;
+  }
+  if ((algo == ConvAlgo::kDepthwise && N * C > 65535) ||
+      (algo == ConvAlgo::kWinograd && std::max(C, O) > 65535)) {
+    algo = ConvAlgo::kDirect;
+  }
+  if (algo == ConvAlgo::kWinograd) {
+    WinogradConv(p, optype, stem, x, w, bias, y, push, a.act.enabled);
+    return;
+  }
+  if (algo == ConvAlgo::kDepthwise) {
+    std::vector<Binding> bindings = {InTexel(x), InTexel(w)};
+    if (bias) bindings.push_back(InTexel(*bias));
+    bindings.push_back(Out(y));
+    const int64_t blocks = (OH + 1) / 2 * ((OW + 7) / 8);
+    LaunchAs(p, stem, "depthwise", std::move(bindings), push,
+             {a.act.enabled ? 1u : 0u, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u,
+              uint32_t(KH), uint32_t(a.strides[0])},
+             {U32((blocks + 63) / 64, optype, y, "grid x"), U32(N * C, optype, y, "grid y"), 1u},
+             y);
+    return;
+  }
+  if (algo == ConvAlgo::kIm2col) {
+    const int64_t P = OH * OW, Pp = (P + 3) / 4 * 4;
+    // Constant weights with K % 4 != 0 (the C = 3 stems: K = 147) are copied once into rows
+    // zero-padded to Kp = K rounded up to 4, so that the GEMM reads them as vec4s.
+    const bool pad_k = kdim % 4 != 0 && p.IsConstant(w);
+    const int64_t Kp = pad_k ? (kdim + 3) / 4 * 4 : kdim;
+    Tensor wk = w;
+    if (pad_k) {
+      wk = p.AddBuffer(y.name + ".weight_padded", DType::kFloat32, {O, Kp});
+      p.AddSetup([w, wk, O, kdim, Kp] {
+        const std::vector<float> wf = ReadFloats(w);
+        std::vector<float> padded(static_cast<size_t>(O * Kp), 0.0f);
+        for (int64_t o = 0; o < O; ++o)
+          std::copy(wf.begin() + o * kdim, wf.begin() + (o + 1) * kdim, padded.begin() + o * Kp);
+        UploadFloats(wk, padded);
+      });
+    }
+    const bool kvec4 = Kp % 4 == 0;
+    const Tensor b = p.AddBuffer(y.name + ".im2col", DType::kFloat32, {N, Kp, Pp});
+    std::vector<Binding> in = {InTexel(x), InTexel(w)};
+    if (bias) in.push_back(InTexel(*bias));
+    in.push_back(Out(b));
+    LaunchAs(p, stem, "im2col", std::move(in), push, {0u, 0u, 0u, 0u, kModeIm2col},
+             {U32(((Pp + 7) / 8 + 63) / 64, optype, y, "grid x"), U32(Kp, optype, y, "grid y"),
+              U32(N, optype, y, "grid z")},
+             y);
+    ConvPush g = push;  // the GEMM: rows O, K = C*KH*KW, columns P
+    g.C = U32(Kp, optype, y, "K");
+    std::vector<Binding> mm = {InTexel(b, View::kTexelVec4),
+                               InTexel(wk, kvec4 ? View::kTexelVec4 : View::kTexelFloat)};
+    if (bias) mm.push_back(InTexel(*bias));
+    mm.push_back(Out(y));
+    const int64_t blocks = (O + kConvBM - 1) / kConvBM * ((P + 7) / 8);
+    LaunchAs(p, stem, "im2col gemm", std::move(mm), g,
+             {a.act.enabled ? 1u : 0u, kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
+             {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y);
+    return;
+  }
+  const bool gemm = algo == ConvAlgo::kGemm1x1;
+  std::vector<Binding> bindings = {
+      InTexel(x, gemm && store4 ? View::kTexelVec4 : View::kTexelFloat),
+      InTexel(w, wvec4 ? View::kTexelVec4 : View::kTexelFloat)};
   if (bias) bindings.push_back(InTexel(*bias));
   bindings.push_back(Out(y));
   const uint64_t pixel_blocks = (OH * OW + 7) / 8;
+  if (gemm) {
+    const int64_t blocks = (O + kConvBM - 1) / kConvBM * static_cast<int64_t>(pixel_blocks);
+    const std::array<uint32_t, 3> grid = {U32((blocks + 63) / 64, optype, y, "grid x"), 1u,
+                                          U32(N, optype, y, "grid z")};
+    LaunchAs(p, stem, "1x1 gemm", std::move(bindings), push,
+             {a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1}, grid,
+             y);
+    return;
+  }
   const std::array<uint32_t, 3> grid = {
       U32((pixel_blocks + 63) / 64, optype, y, "grid x"),
       U32(G * ((Og + kConvBM - 1) / kConvBM), optype, y, "grid y"), U32(N, optype, y, "grid z")};
-  detail::Launch(p, stem, std::move(bindings), push,
-                 {a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u},
-                 grid, y);
+  LaunchAs(p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
+           {a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u,
+            kModeDirect},
+           grid, y);
 }
 
 struct GemmPush {

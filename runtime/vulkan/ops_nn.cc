@@ -1,6 +1,7 @@
 // BatchNorm, pooling and Softmax (shaders nn/batch_norm, common/pool2d.glsl, nn/softmax); Mean
 // lives with the other reductions in ops_reduce.cc.
 #include <algorithm>
+#include <string>
 
 #include "ops_internal.h"
 
@@ -65,6 +66,19 @@ void Pool(Program& p, const char* optype, const char* stem, const Tensor& x, con
                 U32(a.dilation[0], optype, y, "dilation"),
                 U32(a.dilation[1], optype, y, "dilation"),
                 a.count_include_pad ? 1u : 0u};
+  // Max pooling with a common square window (resnet, squeezenet: 3x3 stride 2): the row-block
+  // kernel of pool2d.glsl (ROWS = 1).
+  const int64_t k = a.pool_size[0], s = a.strides[0];
+  if (!adaptive && std::string(stem) == "nn/max_pool2d" && k == a.pool_size[1] &&
+      (k == 2 || k == 3) && s == a.strides[1] && (s == 1 || s == 2) && a.dilation[0] == 1 &&
+      a.dilation[1] == 1 && N * C <= 65535 && y.numel() > 0) {
+    const int64_t blocks = (OH + 1) / 2 * ((OW + 7) / 8);
+    detail::Launch(
+        p, stem, {InTexel(x), Out(y)}, push,
+        {1u, static_cast<uint32_t>(k), static_cast<uint32_t>(s)},
+        {U32((blocks + 63) / 64, optype, y, "grid x"), U32(N * C, optype, y, "grid y"), 1u}, y);
+    return;
+  }
   detail::Launch(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), y.numel(), 64), y);
 }
 

@@ -300,6 +300,33 @@ void Program::AddStaged(const Tensor& t, bool is_input) {
   staged_.push_back({t, std::move(staging), is_input});
 }
 
+Tensor Program::AddBuffer(const std::string& name, DType dtype, const Shape& shape) {
+  if (finalized_) throw Error("buffer '" + name + "': cannot add buffers after the first Run()");
+  const VkDeviceSize bytes = static_cast<VkDeviceSize>(NumElements(shape)) * DTypeSize(dtype);
+  owned_.push_back(
+      std::make_unique<Buffer>(ctx_, (bytes + 15) / 16 * 16, MemoryKind::kDevice, name));
+  return MakeTensor(*owned_.back(), name, dtype, shape, 0);
+}
+
+void Program::AddSetup(std::function<void()> fn) {
+  if (finalized_) throw Error("Program::AddSetup() must come before the first Run()");
+  setup_.push_back(std::move(fn));
+}
+
+void Program::MarkConstant(const Tensor& t) {
+  if (t.buffer) constants_.push_back(t);
+}
+
+bool Program::IsConstant(const Tensor& t) const {
+  for (const Tensor& c : constants_) {
+    if (c.buffer == t.buffer && t.offset >= c.offset &&
+        t.offset + t.bytes() <= c.offset + c.bytes()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void Program::AddInput(const Tensor& t) { AddStaged(t, true); }
 void Program::AddOutput(const Tensor& t) { AddStaged(t, false); }
 
@@ -496,6 +523,15 @@ void Program::Record() {
 
 void Program::Finalize() {
   if (finalized_) return;
+  for (auto& fn : setup_) fn();
+  setup_.clear();
+  if (profiling_) {  // one timestamp before the first dispatch and one after each
+    VkQueryPoolCreateInfo qci{};
+    qci.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qci.queryCount = static_cast<uint32_t>(dispatches_.size() + 1);
+    VkCheck(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &queries_), "vkCreateQueryPool");
+  }
   WriteDescriptorSets();
   Record();
   VkFenceCreateInfo fci{};
@@ -513,11 +549,7 @@ void Program::EnableProfiling() {
   if (ctx_.queue_family() >= n || families[ctx_.queue_family()].timestampValidBits == 0)
     throw Error("profiling: device " + ctx_.info().name +
                 " has no timestamps on its compute queue (timestampValidBits 0)");
-  VkQueryPoolCreateInfo qci{};
-  qci.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
-  qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  qci.queryCount = static_cast<uint32_t>(dispatches_.size() + 1);
-  VkCheck(vkCreateQueryPool(ctx_.device(), &qci, nullptr, &queries_), "vkCreateQueryPool");
+  profiling_ = true;
 }
 
 void Program::Run() {

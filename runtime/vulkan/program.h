@@ -27,6 +27,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -114,6 +115,18 @@ class Program {
   // maxComputeWorkGroupCount, i.e. 65535 on most devices; a zero count is a no-op).
   void Dispatch(const Kernel& k, uint32_t groups_x, uint32_t groups_y = 1, uint32_t groups_z = 1);
 
+  // Kernel-private memory (workspaces, pre-transformed weights): a device buffer owned by the
+  // program, returned as a tensor at offset 0; it lives as long as the program.
+  Tensor AddBuffer(const std::string& name, DType dtype, const Shape& shape);
+  // Host work run once, in order, by the first Run() before the first submit (e.g. deriving a
+  // transformed copy of constant weights). No AddKernel/Dispatch from inside it.
+  void AddSetup(std::function<void()> fn);
+  // Declares that the bytes of `t` never change after the first Run() (Model marks its weights).
+  // Kernels may then precompute data from them once (AddSetup). IsConstant: `t` lies inside one
+  // marked tensor.
+  void MarkConstant(const Tensor& t);
+  bool IsConstant(const Tensor& t) const;
+
   // Host I/O tensors (required before the first Run() on non-UMA devices; harmless on UMA).
   void AddInput(const Tensor& t);
   void AddOutput(const Tensor& t);
@@ -126,10 +139,16 @@ class Program {
   // One vkQueueSubmit of the recorded command buffer, then a fence wait (with timeout).
   void Run();
 
-  // Per-dispatch GPU time (timestamp queries): call before the first Run(). Each Run() then adds
-  // the time between the timestamps around every dispatch (including the barrier before it) to
-  // Profile(). Error if the device's compute queue has no timestamps (timestampValidBits 0).
+  // Per-dispatch GPU time (timestamp queries): call before the first Run() (before or after the
+  // kernels are added; the query pool is sized when the program is finalized). Each Run() then
+  // adds the time between the timestamps around every dispatch (including the barrier before it)
+  // to Profile(). Error if the device's compute queue has no timestamps (timestampValidBits 0).
   void EnableProfiling();
+  // Forgets the runs profiled so far (e.g. warm-up runs).
+  void ResetProfile() {
+    profile_.clear();
+    profiled_runs_ = 0;
+  }
   // GPU time per kernel stem ("nn/conv2d": {dispatches per run, total ns over all runs}), and the
   // number of runs profiled. Empty unless EnableProfiling() was called.
   struct ProfileEntry {
@@ -163,11 +182,15 @@ class Program {
   std::vector<std::unique_ptr<Kernel>> kernels_;
   std::vector<DispatchCmd> dispatches_;
   std::vector<Staged> staged_;
+  std::vector<std::unique_ptr<Buffer>> owned_;  // AddBuffer
+  std::vector<std::function<void()>> setup_;    // AddSetup, run by the first Run()
+  std::vector<Tensor> constants_;               // MarkConstant
   std::vector<VkBufferView> views_;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   bool finalized_ = false;
+  bool profiling_ = false;  // EnableProfiling(): Finalize() makes the query pool
   size_t num_barriers_ = 0;
   VkQueryPool queries_ = VK_NULL_HANDLE;  // profiling: dispatches + 1 timestamps
   std::map<std::string, ProfileEntry> profile_;

@@ -1,18 +1,56 @@
-// Direct 2-D convolution as an implicit GEMM, included by nn/conv2d.comp and
-// msc/conv2d_bias.comp (HAS_BIAS).
+// 2-D convolution, included by nn/conv2d.comp and msc/conv2d_bias.comp (HAS_BIAS).
 //
 //   Y[n, o, oh, ow] = act( sum_{c, kh, kw} W[o, c, kh, kw] * X[n, g*Cg + c, ih, iw] (+ bias[o]) )
 //   ih = oh*sh - pt + kh*dh,  iw = ow*sw - pl + kw*dw  (outside the input: 0)
 //   X: NCHW, W: OIHW with I = C / groups (Cg), Y: NCHW; o in group g = o / Og, Og = O / groups.
 //
-// Each invocation computes CONV_BM (16) output channels x CONV_BN (8) consecutive output pixels
-// (flattened oh*OW + ow); the channels are the same for the whole workgroup. DEPTHWISE
-// (Cg == 1 and Og == 1) computes 1 channel x 8 pixels instead.
+// One shader, five kernels selected by the MODE specialization constant (ops_gemm.cc picks them):
 //
-// Bindings: 0 X (texel float), 1 W (texel: float, or vec4 when WVEC4), [2 bias (texel float)],
-//           last Y (storage).
-// Workgroup (64, 1, 1). Grid: x = ceil(ceil(OH*OW / 8) / 64),
-//                            y = groups * ceil(Og / 16), z = N.
+// MODE 0, direct (any conv): each invocation computes CONV_BM (16) output channels x CONV_BN (8)
+//   consecutive output pixels (flattened oh*OW + ow); the channels are the same for the whole
+//   workgroup. DEPTHWISE (Cg == 1 and Og == 1) computes 1 channel x 8 pixels instead.
+//   Workgroup (64, 1, 1). Grid: x = ceil(ceil(OH*OW / 8) / 64), y = groups * ceil(Og / 16), z = N.
+//
+// MODE 2, 1x1 GEMM (KH = KW = 1, stride 1, no padding, groups 1): per image n,
+//   Y[n] (O x P) = W (O x C) @ X[n] (C x P), P = OH*OW, as a register-blocked GEMM: each invocation
+//   computes 16 rows (channels) x 8 columns (pixels); W through a vec4 view when C % 4 == 0
+//   (WVEC4), X through a vec4 view when P % 4 == 0 (STORE4). Invocation i computes row block
+//   i / ceil(P/8), column block i % ceil(P/8). Grid: x = ceil(ceil(O/16) * ceil(P/8) / 64), z = N.
+//
+// MODE 6 + 7, im2col + GEMM (groups 1, any kernel, stride, padding, dilation): MODE 6 writes the
+//   im2col matrix B [N, K, Pp] (K = C*KH*KW, Pp = P rounded up to 4) into a workspace, MODE 7 is
+//   the MODE 2 GEMM W [O, K] @ B[n] with B's row stride Pp (always vec4 loads). Grids: MODE 6
+//   x = ceil(ceil(Pp / 8) / 64), y = K, z = N; MODE 7 as MODE 2 (push constant C = K there).
+//
+// MODE 5, depthwise (Cg == 1, Og == 1; KH = KW = DW_K in {3, 5}, stride DW_S in {1, 2} both
+//   ways, dilation 1): each invocation computes DW_R (2) output rows x DW_C (8) output columns
+//   of one channel, fetching each input row of its window once. Grid: x = ceil(ceil(OH/2) *
+//   ceil(OW/8) / 64), y = N*C; STORE4 means OW % 4 == 0 here.
+//
+// Winograd F(FxF, 3x3), F = WINO_F = 2 or 4 (Lavin & Gray 2016, "Fast Algorithms for
+// Convolutional Neural Networks", sec. 4; 3x3, stride 1, dilation 1, groups 1):
+//   Y_tile = A^T [ sum_c (G g_oc G^T) .* (B^T d_ct B) ] A,
+// d_ct the SxS input patch (S = F + 2) at (F*th - pt, F*tw - pl), zeros outside the input.
+//   F = 2: B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1],
+//          A^T = [1 1 1 0; 0 1 -1 -1];
+//   F = 4: B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0;
+//                 0 4 0 -5 0 1], G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6;
+//                 1/24 -1/12 1/6; 0 0 1], A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0;
+//                 0 1 -1 8 -8 1].
+// Output tiles of FxF pixels, TH = ceil(OH/F), TW = ceil(OW/F), T = N*TH*TW tiles numbered
+// t = (n*TH + th)*TW + tw, Tp = T rounded up to 4, XI = S*S transformed points.
+//   U [XI, O, C] = G W[o, c] G^T, transformed once on the host (ops_gemm.cc), bound as W.
+//   MODE 1, input transform:  V[xi, c, t] = (B^T d B)[xi] (zeros for t >= T). Binds X,
+//            Y = V [XI, C, Tp]. Grid x = ceil(Tp / 64), y = C.
+//   MODE 3, GEMM: M[xi] (O x Tp) = U[xi] (O x C) @ V[xi] (C x Tp) for the XI xi (grid z), the
+//            MODE 2 kernel with a batched A and without bias/activation. Binds X = V, W = U, Y = M.
+//   MODE 4, output transform: Y[n, o, F*th+i, F*tw+j] = act((A^T M[:, o, t] A)[i, j] + bias[o])
+//            for the pixels inside the output. Binds X = M. Grid x = ceil(T / 64), y = O.
+//   The push constants keep their meaning (N, C, O, OH, OW, pt, pl); MODE 3 uses C = K (input
+//   channels), O = rows, OH = 1, OW = Tp, N = XI.
+//
+// Bindings: 0 X (texel: float, or vec4 in MODE 2/3 when STORE4), 1 W (texel: float, or vec4 when
+//           WVEC4), [2 bias (texel float)], last Y (storage).
 #include "util.glsl"
 
 #define CONV_BM 16
@@ -24,6 +62,22 @@ layout(constant_id = 0) const uint ACT = 0;        // 1: v = clamp(v, act_min, a
 layout(constant_id = 1) const uint WVEC4 = 0;      // 1: W view is vec4 (Cg*KH*KW % 4 == 0)
 layout(constant_id = 2) const uint DEPTHWISE = 0;  // 1: Cg == 1 and Og == 1
 layout(constant_id = 3) const uint STORE4 = 0;     // 1: OH*OW % 4 == 0, vec4 stores
+layout(constant_id = 4) const uint MODE = 0;       // see the header
+layout(constant_id = 5) const uint WINO_F = 2;     // Winograd output tile: F(2x2,3x3) or F(4x4,3x3)
+layout(constant_id = 6) const uint DW_K = 3;       // MODE 5: kernel size (3 or 5)
+layout(constant_id = 7) const uint DW_S = 1;       // MODE 5: stride (1 or 2)
+
+#define MODE_DIRECT 0
+#define MODE_WINO_INPUT 1
+#define MODE_GEMM1X1 2
+#define MODE_WINO_GEMM 3
+#define MODE_WINO_OUTPUT 4
+#define MODE_DEPTHWISE 5
+#define MODE_IM2COL 6
+#define MODE_IM2COL_GEMM 7
+
+#define DW_R 2  // MODE 5: output rows per invocation
+#define DW_C 8  // MODE 5: output columns per invocation
 
 layout(set = 0, binding = 0) uniform samplerBuffer X;
 layout(set = 0, binding = 1) uniform samplerBuffer Wt;
@@ -65,7 +119,292 @@ void Store8(uint row, uint p0, uint ohw, vec4 v0, vec4 v1) {
   }
 }
 
+float BiasOf(uint o) {
+#ifdef HAS_BIAS
+  return Fetch(Bias, o);
+#else
+  return 0.0;
+#endif
+}
+
+// MODE 2 / MODE 3: C[z] (M x P) = A[z] (M x K) @ B[z] (K x P), A = W (batched in MODE 3 only),
+// B = X, C = Y; M = p.O, K = p.C, P = p.OH * p.OW, z = gl_WorkGroupID.z.
+void GemmMain() {
+  const uint M = p.O, K = p.C, P = p.OH * p.OW;
+  // Invocations walk the (row block, column block) grid row-major, so that narrow outputs
+  // (few column blocks, e.g. the 16 Winograd tiles of a 7x7 image) still fill whole workgroups.
+  const uint col_blocks = (P + CONV_BN - 1) / CONV_BN;
+  const uint id = gl_GlobalInvocationID.x;
+  const uint m0 = (id / col_blocks) * CONV_BM;
+  const uint n0 = (id % col_blocks) * CONV_BN;
+  if (m0 >= M) return;
+  const uint z = gl_WorkGroupID.z;
+  const uint a_base = MODE == MODE_WINO_GEMM ? z * M * K : 0u;
+  // B row stride: P, or P rounded up to 4 for the im2col workspace (always vec4-loadable).
+  const uint ldb = MODE == MODE_IM2COL_GEMM ? (P + 3) & ~3u : P;
+  const bool vec4_b = STORE4 != 0 || MODE == MODE_IM2COL_GEMM;
+  const uint b_base = z * K * ldb;
+  uint arow[CONV_BM];  // element index of A[z, m, 0] (rows clamped to M - 1)
+  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) arow[i] = a_base + min(m0 + i, M - 1) * K;
+  uint bcol[CONV_BN];  // element index of B[z, 0, n] (columns clamped to P - 1)
+  [[unroll]] for (uint j = 0; j < CONV_BN; ++j) bcol[j] = b_base + min(n0 + j, P - 1);
+  // vec4 columns n0..n0+3 and n0+4..n0+7 (the second clamped for P % 8 == 4).
+  const uint bv0 = b_base + n0, bv1 = b_base + min(n0 + 4, ldb - 4);
+
+  vec4 acc[CONV_BM][2];
+  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
+    acc[i][0] = vec4(0.0);
+    acc[i][1] = vec4(0.0);
+  }
+  for (uint k = 0; k < K; k += 4) {
+    vec4 a[CONV_BM];
+    if (WVEC4 != 0) {
+      [[unroll]] for (uint i = 0; i < CONV_BM; ++i) a[i] = texelFetch(Wt, int((arow[i] + k) >> 2));
+    } else {
+      [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
+        [[unroll]] for (uint t = 0; t < 4; ++t) a[i][t] = Fetch(Wt, arow[i] + min(k + t, K - 1));
+      }
+    }
+    [[unroll]] for (uint t = 0; t < 4; ++t) {
+      if (WVEC4 != 0 || k + t < K) {
+        const uint row = (k + t) * ldb;
+        vec4 b0, b1;
+        if (vec4_b) {
+          b0 = texelFetch(X, int((bv0 + row) >> 2));
+          b1 = texelFetch(X, int((bv1 + row) >> 2));
+        } else {
+          [[unroll]] for (uint j = 0; j < 4; ++j) {
+            b0[j] = Fetch(X, bcol[j] + row);
+            b1[j] = Fetch(X, bcol[j + 4] + row);
+          }
+        }
+        [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
+          acc[i][0] = fma(vec4(a[i][t]), b0, acc[i][0]);
+          acc[i][1] = fma(vec4(a[i][t]), b1, acc[i][1]);
+        }
+      }
+    }
+  }
+  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
+    const uint m = m0 + i;
+    if (m < M) {
+      if (MODE == MODE_WINO_GEMM) {
+        const uint c = (z * M + m) * P + n0;
+        if (n0 + 8 <= P) {  // P = Tp is a multiple of 4
+          Y4[c >> 2] = acc[i][0];
+          Y4[(c >> 2) + 1] = acc[i][1];
+        } else {
+          Y4[c >> 2] = acc[i][0];
+        }
+      } else {
+        const float b = BiasOf(m);
+        Store8((z * M + m) * P, n0, P, acc[i][0] + b, acc[i][1] + b);
+      }
+    }
+  }
+}
+
+// Winograd transforms of one 1-D line (rows, then columns of a tile).
+// F(2,3): B^T d (4 -> 4) and A^T m (4 -> 2).
+void InputLine2(inout float d[6]) {
+  const float r0 = d[0] - d[2], r1 = d[1] + d[2], r2 = d[2] - d[1], r3 = d[1] - d[3];
+  d[0] = r0;
+  d[1] = r1;
+  d[2] = r2;
+  d[3] = r3;
+}
+// F(4,3): B^T d (6 -> 6) and A^T m (6 -> 4).
+void InputLine4(inout float d[6]) {
+  const float r0 = 4.0 * d[0] - 5.0 * d[2] + d[4];
+  const float r1 = -4.0 * (d[1] + d[2]) + d[3] + d[4];
+  const float r2 = 4.0 * (d[1] - d[2]) - d[3] + d[4];
+  const float r3 = 2.0 * (d[3] - d[1]) - d[2] + d[4];
+  const float r4 = 2.0 * (d[1] - d[3]) - d[2] + d[4];
+  const float r5 = 4.0 * d[1] - 5.0 * d[3] + d[5];
+  d[0] = r0;
+  d[1] = r1;
+  d[2] = r2;
+  d[3] = r3;
+  d[4] = r4;
+  d[5] = r5;
+}
+void OutputLine(inout float m[6]) {
+  if (WINO_F == 2) {
+    const float r0 = m[0] + m[1] + m[2], r1 = m[1] - m[2] - m[3];
+    m[0] = r0;
+    m[1] = r1;
+  } else {
+    const float s12 = m[1] + m[2], d12 = m[1] - m[2], s34 = m[3] + m[4], d34 = m[3] - m[4];
+    m[0] = m[0] + s12 + s34;
+    m[1] = d12 + 2.0 * d34;
+    m[2] = s12 + 4.0 * s34;
+    m[3] = d12 + 8.0 * d34 + m[5];
+  }
+}
+
+// MODE 1: one invocation per (tile t, channel c).
+void WinoInputMain() {
+  const uint F = WINO_F, S = WINO_F + 2;  // output tile F x F, input patch S x S
+  const uint TH = (p.OH + F - 1) / F, TW = (p.OW + F - 1) / F;
+  const uint T = p.N * TH * TW, Tp = (T + 3) & ~3u;
+  const uint t = gl_GlobalInvocationID.x, c = gl_WorkGroupID.y;
+  if (t >= Tp) return;
+  float d[6][6];
+  const uint n = t / (TH * TW), r = t % (TH * TW);
+  const int ih0 = int((r / TW) * F) - int(p.pt), iw0 = int((r % TW) * F) - int(p.pl);
+  const uint xbase = (n * p.C + c) * p.H * p.W;
+  [[unroll]] for (uint i = 0; i < S; ++i) {
+    [[unroll]] for (uint j = 0; j < S; ++j) {
+      const int ih = ih0 + int(i), iw = iw0 + int(j);
+      const bool ok = t < T && uint(ih) < p.H && uint(iw) < p.W;  // zeros for t >= T
+      const float v = Fetch(X, ok ? xbase + uint(ih) * p.W + uint(iw) : 0u);
+      d[i][j] = ok ? v : 0.0;
+    }
+  }
+  // Rows (B^T applied to each column of d), then columns.
+  [[unroll]] for (uint j = 0; j < S; ++j) {
+    float line[6];
+    [[unroll]] for (uint i = 0; i < S; ++i) line[i] = d[i][j];
+    if (F == 2) InputLine2(line); else InputLine4(line);
+    [[unroll]] for (uint i = 0; i < S; ++i) d[i][j] = line[i];
+  }
+  const uint plane = p.C * Tp, base = c * Tp + t;
+  [[unroll]] for (uint i = 0; i < S; ++i) {
+    if (F == 2) InputLine2(d[i]); else InputLine4(d[i]);
+    [[unroll]] for (uint j = 0; j < S; ++j) Y[base + (i * S + j) * plane] = d[i][j];
+  }
+}
+
+// MODE 4: one invocation per (tile t, output channel o).
+void WinoOutputMain() {
+  const uint F = WINO_F, S = WINO_F + 2;
+  const uint TH = (p.OH + F - 1) / F, TW = (p.OW + F - 1) / F;
+  const uint T = p.N * TH * TW, Tp = (T + 3) & ~3u;
+  const uint t = gl_GlobalInvocationID.x, o = gl_WorkGroupID.y;
+  if (t >= T) return;
+  const uint plane = p.O * Tp, base = o * Tp + t;
+  float m[6][6];
+  [[unroll]] for (uint i = 0; i < S; ++i) {
+    [[unroll]] for (uint j = 0; j < S; ++j) m[i][j] = Fetch(X, base + (i * S + j) * plane);
+  }
+  [[unroll]] for (uint j = 0; j < S; ++j) {  // A^T m: columns
+    float line[6];
+    [[unroll]] for (uint i = 0; i < S; ++i) line[i] = m[i][j];
+    OutputLine(line);
+    [[unroll]] for (uint i = 0; i < F; ++i) m[i][j] = line[i];
+  }
+  const float b = BiasOf(o);
+  const uint n = t / (TH * TW), rt = t % (TH * TW);
+  const uint oh0 = (rt / TW) * F, ow0 = (rt % TW) * F;
+  const uint ybase = (n * p.O + o) * p.OH * p.OW;
+  [[unroll]] for (uint i = 0; i < F; ++i) {
+    OutputLine(m[i]);  // (A^T m) A: rows
+    [[unroll]] for (uint j = 0; j < F; ++j) {
+      float v = m[i][j] + b;
+      if (ACT != 0) v = clamp(v, p.act_min, p.act_max);
+      if (oh0 + i < p.OH && ow0 + j < p.OW) Y[ybase + (oh0 + i) * p.OW + ow0 + j] = v;
+    }
+  }
+}
+
+// MODE 5: one invocation per (DW_R x DW_C output block, image-channel plane = gl_WorkGroupID.y).
+// Input rows are fetched once per block and reused by every output row and kernel column.
+void DepthwiseMain() {
+  const uint KS = DW_K, S = DW_S, L = (DW_C - 1) * DW_S + DW_K;  // input columns per row
+  const uint bw = (p.OW + DW_C - 1) / DW_C, bh = (p.OH + DW_R - 1) / DW_R;
+  const uint id = gl_GlobalInvocationID.x;
+  if (id >= bh * bw) return;
+  const uint plane = gl_WorkGroupID.y, c = plane % p.C;
+  const uint oh0 = (id / bw) * DW_R, ow0 = (id % bw) * DW_C;
+  const int ih0 = int(oh0 * S) - int(p.pt), iw0 = int(ow0 * S) - int(p.pl);
+  float wt[25];
+  [[unroll]] for (uint k = 0; k < KS * KS; ++k) wt[k] = Fetch(Wt, c * KS * KS + k);
+  bool colok[20];
+  [[unroll]] for (uint j = 0; j < L; ++j) colok[j] = uint(iw0 + int(j)) < p.W;
+  float acc[DW_R][DW_C];
+  [[unroll]] for (uint r = 0; r < DW_R; ++r) [[unroll]] for (uint j = 0; j < DW_C; ++j) acc[r][j] = 0.0;
+  const uint xbase = plane * p.H * p.W;
+  [[unroll]] for (uint ir = 0; ir < (DW_R - 1) * DW_S + DW_K; ++ir) {
+    const int ih = ih0 + int(ir);
+    const bool rowok = uint(ih) < p.H;
+    const int rbase = int(xbase) + ih * int(p.W) + iw0;
+    float xr[20];
+    [[unroll]] for (uint j = 0; j < L; ++j) {
+      const bool ok = rowok && colok[j];
+      const float v = texelFetch(X, ok ? rbase + int(j) : 0).x;
+      xr[j] = ok ? v : 0.0;
+    }
+    [[unroll]] for (uint r = 0; r < DW_R; ++r) {
+      if (ir >= r * S && ir < r * S + KS) {
+        const uint kh = ir - r * S;
+        [[unroll]] for (uint kw = 0; kw < KS; ++kw) {
+          const float wv = wt[kh * KS + kw];
+          [[unroll]] for (uint j = 0; j < DW_C; ++j) acc[r][j] = fma(wv, xr[j * S + kw], acc[r][j]);
+        }
+      }
+    }
+  }
+  const float b = BiasOf(c);
+  [[unroll]] for (uint r = 0; r < DW_R; ++r) {
+    if (oh0 + r < p.OH) {
+      Store8((plane * p.OH + oh0 + r) * p.OW, ow0, p.OW,
+             vec4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]) + b,
+             vec4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]) + b);
+    }
+  }
+}
+
+// MODE 6: im2col. B[n, k, p] = X[n, c, oh*sh - pt + kh*dh, ow*sw - pl + kw*dw] (0 outside, and
+// for the padding columns p >= P and rows k >= K), k = (c*KH + kh)*KW + kw, p = oh*OW + ow; B is
+// [N, Kp, Pp], Kp = gl_NumWorkGroups.y (K, or K rounded up to 4 for zero-padded constant
+// weights), Pp = P rounded up to 4. One invocation per (8 consecutive p, k = workgroup y,
+// n = workgroup z).
+void Im2colMain() {
+  const uint P = p.OH * p.OW, Pp = (P + 3) & ~3u, K = p.C * p.KH * p.KW;
+  const uint Kp = gl_NumWorkGroups.y;  // K, or K rounded up to 4 (rows k >= K are zeros)
+  const uint p0 = gl_GlobalInvocationID.x * 8;
+  if (p0 >= Pp) return;
+  const uint k = gl_WorkGroupID.y, n = gl_WorkGroupID.z;
+  const uint c = k / (p.KH * p.KW), kr = k % (p.KH * p.KW);
+  const int dy = int((kr / p.KW) * p.dh) - int(p.pt), dx = int((kr % p.KW) * p.dw) - int(p.pl);
+  const uint xbase = (n * p.C + c) * p.H * p.W;
+  uint oh = p0 / p.OW, ow = p0 % p.OW;
+  float v[8];
+  [[unroll]] for (uint j = 0; j < 8; ++j) {
+    const int ih = int(oh * p.sh) + dy, iw = int(ow * p.sw) + dx;
+    const bool ok = k < K && p0 + j < P && uint(ih) < p.H && uint(iw) < p.W;
+    const float x = Fetch(X, ok ? xbase + uint(ih) * p.W + uint(iw) : 0u);
+    v[j] = ok ? x : 0.0;
+    const bool wrap = ++ow == p.OW;
+    ow = wrap ? 0u : ow;
+    oh += wrap ? 1u : 0u;
+  }
+  const uint e = ((n * Kp + k) * Pp + p0) >> 2;
+  Y4[e] = vec4(v[0], v[1], v[2], v[3]);
+  if (p0 + 4 < Pp) Y4[e + 1] = vec4(v[4], v[5], v[6], v[7]);
+}
+
 void main() {
+  if (MODE == MODE_IM2COL) {
+    Im2colMain();
+    return;
+  }
+  if (MODE == MODE_DEPTHWISE) {
+    DepthwiseMain();
+    return;
+  }
+  if (MODE == MODE_GEMM1X1 || MODE == MODE_WINO_GEMM || MODE == MODE_IM2COL_GEMM) {
+    GemmMain();
+    return;
+  }
+  if (MODE == MODE_WINO_INPUT) {
+    WinoInputMain();
+    return;
+  }
+  if (MODE == MODE_WINO_OUTPUT) {
+    WinoOutputMain();
+    return;
+  }
   const uint ohw = p.OH * p.OW;
   const uint p0 = gl_GlobalInvocationID.x * CONV_BN;
   if (p0 >= ohw) return;

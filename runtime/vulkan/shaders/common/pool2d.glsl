@@ -26,7 +26,66 @@ layout(push_constant) uniform Push {
   uint count_include_pad;
 } p;
 
+#if defined(POOL_MAX)
+// Row-block max pooling (ROWS = 1): square window POOL_K in {2, 3}, stride POOL_S in {1, 2} both
+// ways, dilation 1. Each invocation computes PR (2) output rows x PC (8) output columns of one
+// (n, c) plane (= gl_WorkGroupID.y), fetching each input row of its window once; no integer
+// division per output. Grid: x = ceil(ceil(OH/2) * ceil(OW/8) / 64), y = N*C.
+layout(constant_id = 0) const uint ROWS = 0;
+layout(constant_id = 1) const uint POOL_K = 3;
+layout(constant_id = 2) const uint POOL_S = 2;
+#define PR 2
+#define PC 8
+
+void MaxRowsMain() {
+  const uint K = POOL_K, S = POOL_S, L = (PC - 1) * POOL_S + POOL_K;  // input columns per row
+  const uint bw = (p.OW + PC - 1) / PC, bh = (p.OH + PR - 1) / PR;
+  const uint id = gl_GlobalInvocationID.x;
+  if (id >= bh * bw) return;
+  const uint plane = gl_WorkGroupID.y;
+  const uint oh0 = (id / bw) * PR, ow0 = (id % bw) * PC;
+  const int ih0 = int(oh0 * S) - int(p.pt), iw0 = int(ow0 * S) - int(p.pl);
+  bool colok[17];
+  [[unroll]] for (uint j = 0; j < L; ++j) colok[j] = uint(iw0 + int(j)) < p.W;
+  float m[PR][PC];
+  [[unroll]] for (uint r = 0; r < PR; ++r) [[unroll]] for (uint j = 0; j < PC; ++j) m[r][j] = -1.0 / 0.0;
+  const uint xbase = plane * p.H * p.W;
+  [[unroll]] for (uint ir = 0; ir < (PR - 1) * POOL_S + POOL_K; ++ir) {
+    const int ih = ih0 + int(ir);
+    const bool rowok = uint(ih) < p.H;
+    const int rbase = int(xbase) + ih * int(p.W) + iw0;
+    float xr[17];
+    [[unroll]] for (uint j = 0; j < L; ++j) {
+      const bool ok = rowok && colok[j];
+      const float v = texelFetch(X, ok ? rbase + int(j) : 0).x;
+      xr[j] = ok ? v : -1.0 / 0.0;  // padding never wins
+    }
+    [[unroll]] for (uint r = 0; r < PR; ++r) {
+      if (ir >= r * S && ir < r * S + K) {
+        [[unroll]] for (uint kw = 0; kw < K; ++kw) {
+          [[unroll]] for (uint j = 0; j < PC; ++j) m[r][j] = max(m[r][j], xr[j * S + kw]);
+        }
+      }
+    }
+  }
+  [[unroll]] for (uint r = 0; r < PR; ++r) {
+    if (oh0 + r < p.OH) {
+      const uint row = (plane * p.OH + oh0 + r) * p.OW + ow0;
+      [[unroll]] for (uint j = 0; j < PC; ++j) {
+        if (ow0 + j < p.OW) Y[row + j] = m[r][j];
+      }
+    }
+  }
+}
+#endif
+
 void main() {
+#if defined(POOL_MAX)
+  if (ROWS != 0) {
+    MaxRowsMain();
+    return;
+  }
+#endif
   const uint i = LinearId();
   if (i >= p.NC * p.OH * p.OW) return;
   const uint ow = i % p.OW, t = i / p.OW;

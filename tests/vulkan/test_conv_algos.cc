@@ -1,0 +1,261 @@
+// The convolution algorithms of ops_gemm.cc (conv2d.glsl MODEs) against ref::Conv2d on odd
+// shapes: Winograd F(2x2 / 4x4, 3x3) (constant weights, >= 16 channels), the 1x1 GEMM and the
+// depthwise kernel, each also checked to be the algorithm actually used (dispatch count / profile
+// rows), on the UMA context and on the staging (non-UMA) one, whose Winograd weight transform
+// downloads the weights through a staging buffer.
+#include <algorithm>
+
+#include "reference.h"
+#include "test_util.h"
+
+namespace ops = msc_vk::ops;
+using msc_vk::Shape;
+
+namespace {
+
+struct AlgoCase {
+  const char* name;
+  Shape x, w;
+  std::array<int64_t, 2> stride;
+  std::array<int64_t, 4> pad;
+  int64_t groups;
+  bool bias;
+  ops::Activation act;
+  size_t dispatches;  // expected with the fast algorithms on a CPU device
+  const char* row;    // expected profile row
+  std::array<int64_t, 2> dil = {1, 1};
+};
+
+std::vector<float> Activate(std::vector<float> v, const ops::Activation& a) {
+  if (a.enabled) {
+    for (float& x : v) x = std::min(std::max(x, a.min), a.max);
+  }
+  return v;
+}
+
+// Runs one case; `constant` marks the weights constant (Program::MarkConstant) as Model does.
+void RunCase(msc_vk::Context& ctx, const AlgoCase& c, uint32_t seed, bool constant,
+             size_t dispatches, const std::string& row) {
+  INFO("case " << c.name << (constant ? " (constant weights)" : "") << " staging " << !ctx.uma());
+  vkt::Arena ar(ctx);
+  const auto xd = vkt::Random(msc_vk::NumElements(c.x), seed);
+  const auto wd = vkt::Random(msc_vk::NumElements(c.w), seed + 1);
+  const auto bd = c.bias ? vkt::Random(c.w[0], seed + 2) : std::vector<float>{};
+  Shape ys;
+  const auto expect =
+      Activate(ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys), c.act);
+  msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", c.w, wd), y = ar.Alloc(c.name, ys);
+  msc_vk::Program p(ctx);
+  // Before any kernel: the query pool is sized when the program is finalized (it was sized here,
+  // by the dispatches recorded so far, and then overran: validation errors and a crash).
+  p.EnableProfiling();
+  if (constant) p.MarkConstant(w);
+  ops::Conv2dAttrs a{c.stride, c.pad, c.dil, c.groups, c.act};
+  if (c.bias) {
+    ops::Conv2dBias(p, x, w, ar.Input("b", {c.w[0]}, bd), y, a);
+  } else {
+    ops::Conv2d(p, x, w, y, a);
+  }
+  CHECK(p.num_dispatches() == dispatches);
+  p.Run();
+  CHECK(p.Profile().count(row) == 1);
+  CHECK(p.profiled_runs() == 1);
+  // Winograd sums 16 transformed products per channel: allow a little more rounding.
+  vkt::ExpectClose(ar.Read(y), expect, 2e-4, 2e-4, c.name);
+  // A second run reuses the transformed weights; ResetProfile forgets the first.
+  p.ResetProfile();
+  CHECK(p.Profile().empty());
+  p.Run();
+  CHECK(p.profiled_runs() == 1);
+  vkt::ExpectClose(ar.Read(y), expect, 2e-4, 2e-4, c.name);
+  vkt::ExpectNoValidationMessages(ctx);
+}
+
+const ops::Activation kNone{}, kRelu = ops::Activation::Relu(),
+                               kRelu6 = ops::Activation::Clip(0, 6);
+
+}  // namespace
+
+TEST_CASE("Winograd F(2x2,3x3) / F(4x4,3x3) convolution matches the reference on odd shapes") {
+  const char* W = "msc/conv2d_bias [winograd gemm]";
+  const char* Wn = "nn/conv2d [winograd gemm]";
+  const AlgoCase cases[] = {
+      // odd channels (scalar U view), odd spatial sizes (partial tiles), batch 2, bias + relu
+      {"odd", {2, 17, 9, 7}, {19, 17, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kRelu, 3, W},
+      // no padding (valid conv), vec4 U view, no bias
+      {"valid", {1, 16, 6, 5}, {16, 16, 3, 3}, {1, 1}, {0, 0, 0, 0}, 1, false, kNone, 3, Wn},
+      // asymmetric padding, relu6
+      {"asym pad", {1, 20, 8, 11}, {24, 20, 3, 3}, {1, 1}, {1, 0, 2, 1}, 1, true, kRelu6, 3, W},
+      // tiny spatial size: 1x1 input, padding 1 -> 1x1 output (one partial tile per image)
+      {"1x1 input", {3, 32, 1, 1}, {40, 32, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kNone, 3, W},
+      // a resnet-like layer: 7x7 (T = 16 tiles) with many channels
+      {"7x7 wide", {1, 64, 7, 7}, {72, 64, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kRelu, 3, W},
+  };
+  uint32_t seed = 500;
+  for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
+    for (const AlgoCase& c : cases) RunCase(*ctx, c, seed += 10, true, c.dispatches, c.row);
+  }
+  // Both tile sizes on every case (the automatic choice above picks F = 4 only for "odd").
+  for (const char* tile : {"2", "4"}) {
+    vkt::ScopedEnv env("MSC_VK_WINOGRAD_TILE", tile);
+    INFO("F = " << tile);
+    for (const AlgoCase& c : cases) RunCase(vkt::Ctx(), c, seed += 10, true, c.dispatches, c.row);
+  }
+  // Weights not marked constant (an activation could be the weight): im2col + GEMM.
+  RunCase(vkt::Ctx(), cases[0], 900, false, 2, "msc/conv2d_bias [im2col gemm]");
+  // MSC_VK_CONV=direct forces the direct kernel.
+  vkt::ScopedEnv env("MSC_VK_CONV", "direct");
+  RunCase(vkt::Ctx(), cases[1], 910, true, 1, "nn/conv2d [direct]");
+}
+
+TEST_CASE("1x1 convolution as a register-blocked GEMM matches the reference") {
+  const char* G = "msc/conv2d_bias [1x1 gemm]";
+  const AlgoCase cases[] = {
+      // P = 35 (scalar X view), C = 13 (scalar W view), batch 2, relu6
+      {"odd", {2, 13, 5, 7}, {21, 13, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu6, 1, G},
+      // vec4 views, P = 64, O = 40 (edge row block)
+      {"vec4", {1, 32, 8, 8}, {40, 32, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kNone, 1, G},
+      // P % 8 == 4 (second vec4 column clamped), no bias
+      {"P%8==4",
+       {1, 8, 2, 6},
+       {17, 8, 1, 1},
+       {1, 1},
+       {0, 0, 0, 0},
+       1,
+       false,
+       kRelu,
+       1,
+       "nn/conv2d [1x1 gemm]"},
+      // 1x1 spatial, batch 3, few channels
+      {"1x1 spatial", {3, 3, 1, 1}, {5, 3, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kNone, 1, G},
+  };
+  uint32_t seed = 700;
+  for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
+    for (const AlgoCase& c : cases) RunCase(*ctx, c, seed += 10, false, c.dispatches, c.row);
+  }
+  // Padded or strided 1x1 convolutions go through im2col.
+  const AlgoCase strided = {
+      "stride 2", {1, 16, 9, 9}, {8, 16, 1, 1}, {2, 2}, {0, 0, 0, 0},
+      1,          true,          kNone,         2,      "msc/conv2d_bias [im2col gemm]"};
+  RunCase(vkt::Ctx(), strided, 800, false, 2, strided.row);
+}
+
+TEST_CASE("depthwise convolution kernel matches the reference (3x3 / 5x5, stride 1 / 2)") {
+  const char* D = "msc/conv2d_bias [depthwise]";
+  const AlgoCase cases[] = {
+      // odd width (scalar stores), batch 2, relu6
+      {"3x3 s1 odd", {2, 5, 7, 9}, {5, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 5, true, kRelu6, 1, D},
+      // OW % 4 == 0 (vec4 stores), OH odd (last row pair half outside)
+      {"3x3 s1 vec4", {1, 3, 11, 16}, {3, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 3, true, kNone, 1, D},
+      // mobilenet's stride-2 layers: 14x14 -> 7x7
+      {"3x3 s2", {1, 6, 14, 14}, {6, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, 6, true, kRelu6, 1, D},
+      // 5x5 with asymmetric padding, no bias
+      {"5x5 s1 asym",
+       {1, 4, 10, 13},
+       {4, 1, 5, 5},
+       {1, 1},
+       {2, 1, 1, 2},
+       4,
+       false,
+       kNone,
+       1,
+       "nn/conv2d [depthwise]"},
+      {"5x5 s2", {2, 3, 17, 12}, {3, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, 3, true, kRelu, 1, D},
+      // tiny: 1x1 input with padding, and a valid conv whose output is 1x1
+      {"1x1 input", {1, 7, 1, 1}, {7, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 7, true, kNone, 1, D},
+      {"valid 3x3", {1, 2, 3, 3}, {2, 1, 3, 3}, {2, 2}, {0, 0, 0, 0}, 2, true, kNone, 1, D},
+  };
+  uint32_t seed = 1100;
+  for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
+    for (const AlgoCase& c : cases) RunCase(*ctx, c, seed += 10, false, c.dispatches, c.row);
+  }
+  // Dilation, a 7x7 kernel or unequal strides stay on the direct kernel's depthwise path.
+  const AlgoCase other = {
+      "7x7", {1, 4, 9, 9}, {4, 1, 7, 7}, {1, 1}, {3, 3, 3, 3},
+      4,     true,         kNone,        1,      "msc/conv2d_bias [depthwise direct]"};
+  RunCase(vkt::Ctx(), other, 1300, false, 1, other.row);
+}
+
+TEST_CASE("im2col + GEMM convolution matches the reference (strides, padding, dilation)") {
+  const char* I = "msc/conv2d_bias [im2col gemm]";
+  const AlgoCase cases[] = {
+      // resnet / squeezenet stem: 7x7 stride 2 pad 3, C = 3 (K = 147: scalar W), P odd
+      {"7x7 s2", {2, 3, 17, 15}, {20, 3, 7, 7}, {2, 2}, {3, 3, 3, 3}, 1, true, kRelu, 2, I},
+      // stride-2 3x3, K = 135, P = 16 (vec4 stores)
+      {"3x3 s2", {1, 15, 8, 8}, {24, 15, 3, 3}, {2, 2}, {1, 1, 1, 1}, 1, true, kNone, 2, I},
+      // non-square kernel and stride, asymmetric padding, no bias
+      {"3x2 s(2,1)",
+       {1, 5, 9, 7},
+       {7, 5, 3, 2},
+       {2, 1},
+       {0, 1, 2, 0},
+       1,
+       false,
+       kRelu6,
+       2,
+       "nn/conv2d [im2col gemm]"},
+      // tiny spatial size: 2x2 input, 3x3 kernel, padding 1, batch 3
+      {"tiny", {3, 5, 2, 2}, {5, 5, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kNone, 2, I},
+      // dilation (2, 3) with padding: a stride-1 3x3 that Winograd must not take
+      {"dilated",
+       {1, 17, 11, 12},
+       {16, 17, 3, 3},
+       {1, 1},
+       {2, 3, 2, 3},
+       1,
+       true,
+       kNone,
+       2,
+       I,
+       {2, 3}},
+  };
+  uint32_t seed = 1500;
+  for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
+    for (const AlgoCase& c : cases) RunCase(*ctx, c, seed += 10, false, c.dispatches, c.row);
+  }
+  // The dilated case with constant weights is still not Winograd.
+  RunCase(vkt::Ctx(), cases[4], 1700, true, 2, I);
+  // K = C*KH*KW % 4 == 0 with a stride (resnet's downsampling 3x3): vec4 weights, no padding.
+  const AlgoCase k4 = {
+      "3x3 s2 K%4==0", {1, 16, 8, 8}, {24, 16, 3, 3}, {2, 2}, {1, 1, 1, 1}, 1, true, kNone, 2, I};
+  RunCase(vkt::Ctx(), k4, 1710, true, 2, I);
+}
+
+TEST_CASE("max pooling row-block kernel matches the reference (and the generic kernel's cases)") {
+  struct Case {
+    const char* name;
+    Shape x;
+    ops::Pool2dAttrs a;
+    bool rows;  // the row-block kernel applies
+  };
+  const Case cases[] = {
+      // resnet18's stem pool (odd sizes), squeezenet's ceil_mode pools
+      {"3x3 s2 p1", {2, 3, 15, 13}, {{3, 3}, {2, 2}, {1, 1, 1, 1}}, true},
+      {"3x3 s2 ceil", {1, 4, 13, 13}, {{3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, true}, true},
+      {"3x3 s2 ceil even", {1, 2, 12, 18}, {{3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, true}, true},
+      {"2x2 s2", {1, 5, 9, 16}, {{2, 2}, {2, 2}}, true},
+      {"3x3 s1 asym pad", {1, 2, 6, 11}, {{3, 3}, {1, 1}, {1, 0, 1, 2}}, true},
+      {"2x2 s1 tiny", {3, 2, 2, 2}, {{2, 2}, {1, 1}}, true},
+      {"1x1 input pad", {1, 3, 1, 1}, {{3, 3}, {2, 2}, {1, 1, 1, 1}}, true},
+      // not covered: generic kernel
+      {"3x3 s3", {1, 2, 9, 9}, {{3, 3}, {3, 3}}, false},
+      {"3x2", {1, 2, 9, 9}, {{3, 2}, {2, 2}}, false},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    msc_vk::Context& ctx = vkt::Ctx();
+    vkt::Arena ar(ctx, 1 << 20);
+    const auto xd = vkt::Random(msc_vk::NumElements(c.x), 91);
+    Shape ys;
+    const auto expect = ref::Pool2d(xd, c.x, 0, c.a.pool_size, c.a.strides, c.a.padding,
+                                    c.a.dilation, c.a.ceil_mode, c.a.count_include_pad, &ys);
+    msc_vk::Tensor x = ar.Input("x", c.x, xd), y = ar.Alloc("y", ys);
+    msc_vk::Program p(ctx);
+    ops::MaxPool2d(p, x, y, c.a);
+    // The row-block kernel's grid has N*C workgroups in y; the generic one is 1-D.
+    REQUIRE(p.num_dispatches() == 1);
+    p.Run();
+    vkt::ExpectClose(ar.Read(y), expect, 0, 0, c.name);  // max is exact
+    vkt::ExpectNoValidationMessages(ctx);
+  }
+}
