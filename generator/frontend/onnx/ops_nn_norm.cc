@@ -114,8 +114,11 @@ void BatchNorm(C& c) {
   const std::string x = c.T(0);
   const std::string scale = InputAs(c, 1, cshape), bias = InputAs(c, 2, cshape);
   if (!training) {
-    c.Bind(0,
-           Normalize(c, x, InputAs(c, 3, cshape), InputAs(c, 4, cshape), scale, bias, eps, like));
+    // One statement each: InputAs may emit nodes, and the order of function arguments is
+    // unspecified (gcc and clang named the nodes differently).
+    const std::string mean = InputAs(c, 3, cshape);
+    const std::string var = InputAs(c, 4, cshape);
+    c.Bind(0, Normalize(c, x, mean, var, scale, bias, eps, like));
     return;
   }
   std::vector<int64_t> axes{0};
@@ -146,8 +149,9 @@ void InstanceNorm(C& c) {
   const std::string x = c.T(0);
   const std::string mean = Reduce(c, "mean", x, like, axes);
   const std::string var = Reduce(c, "variance", x, like, axes);
-  c.Bind(0, Normalize(c, x, mean, var, InputAs(c, 1, cshape), InputAs(c, 2, cshape),
-                      c.attrs.Float("epsilon", 1e-5f), like));
+  const std::string scale = InputAs(c, 1, cshape);  // in order (see BatchNorm)
+  const std::string bias = InputAs(c, 2, cshape);
+  c.Bind(0, Normalize(c, x, mean, var, scale, bias, c.attrs.Float("epsilon", 1e-5f), like));
 }
 
 /// LayerNormalization (17) over dims [axis, rank): nn.layer_norm (axes as negative indices, as
