@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generation wall time and peak memory of msc-codegen for resnet18 and synthetic graphs.
 
-    /usr/bin/python3 scripts/bench_generate.py [--binary build/msc-codegen] [--backends torch relax vulkan]
+    /usr/bin/python3 scripts/bench_generate.py [--binary build/msc-codegen] [--backends torch relax vulkan numpy]
                                                [--nodes 10000 100000] [--repeat 3]
 
 The synthetic graph is a residual MLP on [1, 16]: repeated (msc.linear_bias -> nn.relu -> add)
@@ -91,7 +91,7 @@ def time_generate(binary, graph, weights, backend, out, repeat):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "msc-codegen"))
-    ap.add_argument("--backends", nargs="+", default=["torch", "relax", "vulkan"])
+    ap.add_argument("--backends", nargs="+", default=["torch", "relax", "vulkan", "numpy"])
     ap.add_argument("--nodes", type=int, nargs="+", default=[10000], help="sizes of the synthetic graphs")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()

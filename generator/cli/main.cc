@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
   app.add_option("--opdefs", opdefs_dir, "folder of opdef YAML files")->capture_default_str();
   size_t max_nodes = msc::ir::kDefaultMaxNodes;
   app.add_option("--max-nodes", max_nodes,
-                 "refuse graphs with more nodes (generation needs ~20 KB of memory per node)")
+                 "refuse graphs with more nodes (generation needs ~7 KB of memory per node)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 

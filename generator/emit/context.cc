@@ -1,9 +1,13 @@
 #include "generator/emit/context.h"
 
 #include <algorithm>
-#include <functional>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "generator/common/error.h"
 #include "generator/emit/naming.h"
@@ -12,272 +16,146 @@ namespace msc::emit {
 
 namespace {
 
-/// MSC's tensor fields plus the derived facts templates use.
-Json TensorContext(const ir::MSCTensor& t) {
-  Json j = ir::TensorToJson(t);
-  j["ndim"] = t.shape.size();
-  int64_t numel = t.Numel();
-  j["numel"] = numel;
-  j["nbytes"] = numel < 0 ? -1 : numel * ir::MSCTensor::DtypeBytes(t.dtype);
-  Json dims = Json::object();
-  std::set<char> letters(t.layout.begin(), t.layout.end());
-  if (t.layout.size() == t.shape.size() && letters.size() == t.layout.size())
-    for (size_t i = 0; i < t.shape.size(); ++i) dims[std::string(1, t.layout[i])] = t.shape[i];
-  j["dims"] = dims;
-  j["is_weight"] = false;
-  j["is_graph_input"] = false;
-  j["is_graph_output"] = false;
-  return j;
-}
+using tmpl::Value;
+using tmpl::ValueDict;
+using tmpl::ValueList;
 
-}  // namespace
+// ---- epilogue fusion and memory plan on plain records (shared by Context and the JSON API) ----
 
-Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
-                  const BackendSpec& spec) {
-  IdentifierPool idents(
-      std::set<std::string>(spec.reserved_names.begin(), spec.reserved_names.end()));
-  Json g = Json::object();
-  g["name"] = graph.name;
-  g["ident"] = idents.Make(graph.name, "graph");
+/// What FuseEpilogues reads of one node.
+struct FuseNode {
+  const std::string* name = nullptr;
+  const std::string* optype = nullptr;
+  size_t n_outputs = 0;
+  const std::string* out_name = nullptr;  // outputs[0]
+  bool out_graph_output = false;
+  std::vector<const std::string*> consumers;  // of outputs[0]: node names
+  size_t n_inputs = 0;
+  const std::string* in0_name = nullptr;  // inputs[0]
+};
 
-  std::set<std::string> graph_inputs(graph.inputs.begin(), graph.inputs.end());
-  std::set<std::string> graph_outputs(graph.outputs.begin(), graph.outputs.end());
-  std::map<std::string, std::vector<std::string>> consumers;
-  for (const auto& n : graph.nodes)
-    for (const auto& in : n.inputs) {
-      auto& c = consumers[in];
-      if (c.empty() || c.back() != n.name) c.push_back(n.name);
-    }
-
-  std::map<std::string, Json> tensors;  // tensor name -> context, for resolving inputs
-  std::map<std::string, Json> weights;  // weight name -> context
-  Json weight_list = Json::array();
-  Json nodes = Json::array();
-  std::vector<std::string> optypes;
-
-  for (const auto& n : graph.nodes) {
-    Json node = Json::object();
-    const std::string node_ident = idents.Make(n.name, "node");
-    node["index"] = n.index;
-    node["name"] = n.name;
-    node["ident"] = node_ident;
-    node["optype"] = n.optype;
-    size_t dot = n.optype.find('.');
-    node["ns"] = dot == std::string::npos ? "" : n.optype.substr(0, dot);
-    node["op"] = dot == std::string::npos ? n.optype : n.optype.substr(dot + 1);
-    const opdef::OpDef* def = opdefs.Find(n.optype);
-    node["summary"] = def ? def->summary : "";
-    node["parents"] = n.parents;
-    node["shared_ref"] = n.shared_ref;
-    if (std::find(optypes.begin(), optypes.end(), n.optype) == optypes.end())
-      optypes.push_back(n.optype);
-
-    Json inputs = Json::array();
-    for (const auto& in : n.inputs) inputs.push_back(tensors.at(in));
-    node["inputs"] = inputs;
-
-    Json outputs = Json::array();
-    bool is_output = false;
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      Json t = TensorContext(n.outputs[k]);
-      // Multi-output tensors get their own pool identifiers, so they cannot collide with a node
-      // that is literally named "<node>_<k>".
-      t["ident"] =
-          n.outputs.size() == 1 ? node_ident : idents.Make(node_ident + "_" + std::to_string(k));
-      t["producer"] = n.name;
-      t["producer_ident"] = node_ident;
-      t["out_idx"] = k;
-      t["consumers"] =
-          consumers.count(n.outputs[k].name) ? Json(consumers[n.outputs[k].name]) : Json::array();
-      t["is_graph_input"] = graph_inputs.count(n.outputs[k].name) > 0;
-      t["is_graph_output"] = graph_outputs.count(n.outputs[k].name) > 0;
-      is_output = is_output || t["is_graph_output"].get<bool>();
-      tensors[n.outputs[k].name] = t;
-      outputs.push_back(t);
-    }
-    node["outputs"] = outputs;
-    node["is_output"] = is_output;
-
-    Json attrs = Json::object();
-    Json attrs_raw = Json::object();
-    for (const auto& [k, v] : n.attrs) attrs_raw[k] = v;
-    if (def) {
-      for (const auto& a : def->attrs) {
-        const std::string* raw = n.FindAttr(a.name);
-        if (!raw) {
-          attrs[a.name] = a.default_value;
-          continue;
-        }
-        try {
-          attrs[a.name] = opdef::ParseAttr(a, *raw);
-        } catch (const Error& e) {
-          throw Error(graph.source + ": node " + Json(n.name).dump() + " attr '" + a.name +
-                      "': " + e.what());
-        }
-      }
-    }
-    for (const auto& [k, v] : n.attrs)
-      if (!attrs.contains(k)) attrs[k] = v;  // not in the opdef: passed through as MSC's string
-    node["attrs"] = attrs;
-    node["attrs_raw"] = attrs_raw;
-
-    Json node_weights = Json::object();
-    for (const auto& [role, w] : n.weights) {
-      auto it = weights.find(w.name);
-      if (it == weights.end()) {
-        Json t = TensorContext(w);
-        t["ident"] = idents.Make(w.alias.empty() ? w.name : w.alias, "weight");
-        t["key"] = w.name;
-        t["is_weight"] = true;
-        t["role"] = role;
-        t["producer"] = n.name;
-        t["producer_ident"] = node_ident;
-        it = weights.emplace(w.name, t).first;
-        weight_list.push_back(t);
-      }
-      node_weights[role] = it->second;
-    }
-    node["weights"] = node_weights;
-    node["fused_epilogue"] = nullptr;  // set by FuseEpilogues: {name, ident, optype, attrs}
-    node["fused_into"] = "";           // the producer this node's computation was folded into
-    node["code"] = Json::object();
-    nodes.push_back(std::move(node));
-  }
-
-  Json ins = Json::array(), outs = Json::array();
-  for (const auto& name : graph.inputs) ins.push_back(tensors.at(name));
-  for (const auto& name : graph.outputs) outs.push_back(tensors.at(name));
-  g["inputs"] = ins;
-  g["outputs"] = outs;
-  g["nodes"] = std::move(nodes);
-  g["weights"] = weight_list;
-  g["optypes"] = optypes;
-  Json prims = Json::array();
-  for (const auto& p : graph.prims) {
-    Json jp = Json::object();
-    jp["index"] = p.index;
-    jp["name"] = p.name;
-    jp["ident"] = idents.Make(p.name, "prim");
-    jp["optype"] = p.optype;
-    jp["parents"] = p.parents;
-    Json pa = Json::object();
-    for (const auto& [k, v] : p.attrs) pa[k] = v;
-    jp["attrs"] = pa;
-    prims.push_back(jp);
-  }
-  g["prims"] = prims;
-  if (!spec.fuse_producers.empty()) FuseEpilogues(g, spec.fuse_producers, spec.fuse_epilogues);
-  if (spec.memory_alignment > 0) PlanMemory(g, spec.memory_alignment, spec.memory_alias);
-  Json ctx = Json::object();
-  ctx["graph"] = std::move(g);
-  return ctx;
-}
-
-void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
-                   const std::vector<std::string>& epilogues) {
-  auto in = [](const std::vector<std::string>& v, const Json& s) {
-    return std::find(v.begin(), v.end(), s.get<std::string>()) != v.end();
+/// Returns, per node, the consumer fused into it (or -1) and, per node, the producer it was fused
+/// into (or -1). See FuseEpilogues in context.h.
+void FuseCore(const std::vector<FuseNode>& nodes, const std::vector<std::string>& producers,
+              const std::vector<std::string>& epilogues, std::vector<long long>* epilogue_of,
+              std::vector<long long>* fused_into) {
+  auto in = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
   };
-  Json& nodes = graph["nodes"];
-  std::map<std::string, size_t> position;
-  for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i]["name"].get<std::string>()] = i;
-  for (auto& node : nodes) {
-    if (!in(producers, node["optype"]) || node["outputs"].size() != 1) continue;
-    const Json& out = node["outputs"][0];
-    if (out["is_graph_output"].get<bool>() || out["consumers"].size() != 1) continue;
-    Json& consumer = nodes[position.at(out["consumers"][0].get<std::string>())];
-    if (!in(epilogues, consumer["optype"]) || consumer["inputs"].size() != 1 ||
-        consumer["inputs"][0]["name"] != out["name"] ||
-        !consumer["fused_into"].get<std::string>().empty())
+  epilogue_of->assign(nodes.size(), -1);
+  fused_into->assign(nodes.size(), -1);
+  std::unordered_map<std::string_view, size_t> position;  // the last node of a name, as a map
+  for (size_t i = 0; i < nodes.size(); ++i) position[*nodes[i].name] = i;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const FuseNode& node = nodes[i];
+    if (!in(producers, *node.optype) || node.n_outputs != 1) continue;
+    if (node.out_graph_output || node.consumers.size() != 1) continue;
+    auto pos = position.find(*node.consumers[0]);
+    if (pos == position.end()) throw std::out_of_range("fusion: unknown consumer node");
+    const size_t c = pos->second;
+    const FuseNode& consumer = nodes[c];
+    if (!in(epilogues, *consumer.optype) || consumer.n_inputs != 1 ||
+        *consumer.in0_name != *node.out_name || (*fused_into)[c] >= 0)
       continue;
-    node["fused_epilogue"] = {{"name", consumer["name"]},
-                              {"ident", consumer["ident"]},
-                              {"optype", consumer["optype"]},
-                              {"attrs", consumer["attrs"]}};
-    consumer["fused_into"] = node["name"];
+    (*epilogue_of)[i] = static_cast<long long>(c);
+    (*fused_into)[c] = static_cast<long long>(i);
   }
 }
 
-void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes) {
-  Json& nodes = graph["nodes"];
+/// One node output as the memory plan sees it.
+struct PlanOut {
+  const std::string* name = nullptr;
+  long long nbytes = 0;  // >= 0: callers report dynamic shapes before planning
+  bool graph_input = false, graph_output = false;
+};
+
+/// What PlanMemory reads of one node.
+struct PlanNode {
+  bool constant = false;  // optype "constant": a weight, not planned
+  std::vector<PlanOut> outputs;
+  std::vector<const std::string*> inputs;  // tensor names
+  bool alias = false;                      // alias optype or fused epilogue
+  bool get_item = false;                   // alias source is inputs[get_item_index]
+  size_t get_item_index = 0;
+};
+
+struct PlanResult {
+  std::unordered_map<std::string_view, long long> offset;  // planned tensor name -> offset
+  struct Tensor {
+    const std::string* name;
+    long long offset, nbytes;
+  };
+  std::vector<Tensor> tensors;  // in planning order (node order, outputs in order)
+  long long peak = 0, naive = 0, lower_bound = 0;
+};
+
+/// The memory plan (see PlanMemory in context.h).
+PlanResult PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
   const long long n_nodes = static_cast<long long>(nodes.size());
   struct Item {
-    std::string name;
+    const std::string* name;
     long long nbytes, begin, end;
     size_t parent;  // union-find
   };
   std::vector<Item> items;
-  std::map<std::string, size_t> by_name;
+  std::unordered_map<std::string_view, size_t> by_name;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i]["optype"] == "constant") continue;  // a weight, uploaded once
-    for (const auto& t : nodes[i]["outputs"]) {
-      long long nbytes = t["nbytes"].get<long long>();
-      if (nbytes < 0) {
-        // Name the MSC prims behind the dynamic dims so the user knows what to fix.
-        std::string dims;
-        const Json& shape = t["shape"];
-        const Json& prims = t["prims"];
-        for (size_t d = 0; d < shape.size(); ++d) {
-          if (shape[d].get<long long>() >= 0) continue;
-          dims += (dims.empty() ? "" : ", ") + std::string("axis ") + std::to_string(d) +
-                  " = prim " + (d < prims.size() ? prims[d].dump() : std::string("(unnamed)"));
-        }
-        throw Error("memory plan: tensor " + t["name"].dump() + " (node " +
-                    nodes[i]["name"].dump() + ") has a dynamic shape (" + dims +
-                    "); this backend needs static shapes: specialize the graph with "
-                    "--shape INPUT=D0,D1,... (msc-codegen generate --help)");
-      }
+    if (nodes[i].constant) continue;  // a weight, uploaded once
+    for (const PlanOut& t : nodes[i].outputs) {
       // Graph inputs are written by the host before the first dispatch and graph outputs read after
       // the last, whatever the position of their nodes: they live from -1 / until n_nodes.
-      long long begin = t["is_graph_input"].get<bool>() ? -1 : static_cast<long long>(i);
-      long long end = t["is_graph_output"].get<bool>() ? n_nodes : static_cast<long long>(i);
-      by_name[t["name"].get<std::string>()] = items.size();
-      items.push_back({t["name"].get<std::string>(), nbytes, begin, end, items.size()});
+      const long long begin = t.graph_input ? -1 : static_cast<long long>(i);
+      const long long end = t.graph_output ? n_nodes : static_cast<long long>(i);
+      by_name[*t.name] = items.size();
+      items.push_back({t.name, t.nbytes, begin, end, items.size()});
     }
-    for (const auto& t : nodes[i]["inputs"]) {
-      auto it = by_name.find(t["name"].get<std::string>());
+    for (const std::string* t : nodes[i].inputs) {
+      auto it = by_name.find(*t);
       if (it != by_name.end())
         items[it->second].end = std::max(items[it->second].end, static_cast<long long>(i));
     }
   }
-  std::function<size_t(size_t)> root = [&](size_t x) {
+  auto root = [&](size_t x) {
     while (items[x].parent != x) x = items[x].parent = items[items[x].parent].parent;
     return x;
   };
   // Alias ops and fused epilogues: output k shares the bytes of input k (get_item: input[index]).
-  for (const auto& node : nodes) {
-    const std::string optype = node["optype"].get<std::string>();
-    bool alias =
-        std::find(alias_optypes.begin(), alias_optypes.end(), optype) != alias_optypes.end() ||
-        !node["fused_into"].get<std::string>().empty();
-    if (!alias) continue;
-    for (size_t k = 0; k < node["outputs"].size(); ++k) {
-      size_t src_idx = optype == "get_item" ? node["attrs"]["index"].get<size_t>() : k;
-      if (src_idx >= node["inputs"].size()) continue;
-      auto out = by_name.find(node["outputs"][k]["name"].get<std::string>());
-      auto src = by_name.find(node["inputs"][src_idx]["name"].get<std::string>());
+  for (const PlanNode& node : nodes) {
+    if (!node.alias) continue;
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const size_t src_idx = node.get_item ? node.get_item_index : k;
+      if (src_idx >= node.inputs.size()) continue;
+      auto out = by_name.find(*node.outputs[k].name);
+      auto src = by_name.find(*node.inputs[src_idx]);
       if (out == by_name.end() || src == by_name.end() ||
           items[out->second].nbytes != items[src->second].nbytes)
         continue;
       items[root(out->second)].parent = root(src->second);
     }
   }
-  // One block per alias group: its lifetime is the union of its members'.
-  std::map<size_t, Item> groups;
+  // One block per alias group (in order of the group's root): its lifetime is the union of its
+  // members'.
+  struct Group {
+    long long nbytes = 0, begin = 0, end = 0;
+    bool used = false;
+  };
+  std::vector<Group> groups(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
-    size_t r = root(i);
-    auto [it, fresh] = groups.emplace(r, items[i]);
-    if (!fresh) {
-      it->second.begin = std::min(it->second.begin, items[i].begin);
-      it->second.end = std::max(it->second.end, items[i].end);
-      it->second.nbytes = std::max(it->second.nbytes, items[i].nbytes);
+    Group& g = groups[root(i)];
+    if (!g.used) {
+      g = {items[i].nbytes, items[i].begin, items[i].end, true};
+    } else {
+      g.begin = std::min(g.begin, items[i].begin);
+      g.end = std::max(g.end, items[i].end);
+      g.nbytes = std::max(g.nbytes, items[i].nbytes);
     }
   }
   auto align = [&](long long v) {
     return std::max(alignment, (v + alignment - 1) / alignment * alignment);
   };
   std::vector<size_t> order;
-  for (const auto& [r, g] : groups) order.push_back(r);
+  for (size_t r = 0; r < groups.size(); ++r)
+    if (groups[r].used) order.push_back(r);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return groups[a].nbytes > groups[b].nbytes; });
   struct Placed {
@@ -289,17 +167,16 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
   constexpr long long kBucket = 64;
   std::vector<Placed> placed;
   std::vector<std::vector<size_t>> buckets(static_cast<size_t>((n_nodes + 1) / kBucket + 2));
-  std::vector<size_t> seen_at(groups.size() + 1, 0);  // query stamp per placed block
+  std::vector<size_t> seen_at(order.size() + 1, 0);  // query stamp per placed block
   size_t stamp = 0;
   auto bucket_of = [&](long long t) { return static_cast<size_t>((t + 1) / kBucket); };
-  std::map<size_t, long long> offset;
-  long long peak = 0, naive = 0;
-  std::vector<std::pair<long long, long long>>
-      busy;  // [offset, end) of blocks live at the same time
+  std::vector<long long> offset(groups.size(), 0);
+  PlanResult result;
+  std::vector<std::pair<long long, long long>> busy;  // [offset, end) of blocks live meanwhile
   for (size_t r : order) {
-    const Item& g = groups[r];
+    const Group& g = groups[r];
     const long long size = align(g.nbytes);
-    naive += size;
+    result.naive += size;
     busy.clear();
     ++stamp;
     for (size_t b = bucket_of(g.begin); b <= bucket_of(g.end); ++b) {
@@ -320,33 +197,684 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
     for (size_t b = bucket_of(g.begin); b <= bucket_of(g.end); ++b)
       buckets[b].push_back(placed.size());
     placed.push_back({g.begin, g.end, at, size});
-    peak = std::max(peak, at + size);
+    result.peak = std::max(result.peak, at + size);
   }
-  Json list = Json::array();
+  result.tensors.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i)
-    list.push_back(
-        {{"name", items[i].name}, {"offset", offset[root(i)]}, {"nbytes", items[i].nbytes}});
+    result.tensors.push_back({items[i].name, offset[root(i)], items[i].nbytes});
+  result.offset.reserve(by_name.size());
+  for (const auto& [name, i] : by_name) result.offset.emplace(name, offset[root(i)]);
+  // Lower bound of any plan: the largest sum of (aligned) blocks live at one step.
+  std::map<long long, long long> delta;  // step -> change of the live sum
+  for (size_t r : order) {
+    delta[groups[r].begin] += align(groups[r].nbytes);
+    delta[groups[r].end + 1] -= align(groups[r].nbytes);
+  }
+  long long live = 0;
+  for (const auto& [step, d] : delta) result.lower_bound = std::max(result.lower_bound, live += d);
+  return result;
+}
+
+/// The error for a tensor with dynamic dims in a planned graph, naming the MSC prims behind them.
+[[noreturn]] void ThrowDynamic(const std::string& tensor, const std::string& node,
+                               const std::vector<long long>& shape,
+                               const std::vector<std::string>& prims) {
+  std::string dims;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] >= 0) continue;
+    dims += (dims.empty() ? "" : ", ") + std::string("axis ") + std::to_string(d) + " = prim " +
+            (d < prims.size() ? Json(prims[d]).dump() : std::string("(unnamed)"));
+  }
+  throw Error("memory plan: tensor " + Json(tensor).dump() + " (node " + Json(node).dump() +
+              ") has a dynamic shape (" + dims +
+              "); this backend needs static shapes: specialize the graph with "
+              "--shape INPUT=D0,D1,... (msc-codegen generate --help)");
+}
+
+// ---- native values ----
+
+/// Every key the context uses, made once (a native string carries its hash).
+struct Keys {
+  Value name = Value::Str("name");
+  Value alias = Value::Str("alias");
+  Value dtype = Value::Str("dtype");
+  Value layout = Value::Str("layout");
+  Value shape = Value::Str("shape");
+  Value prims = Value::Str("prims");
+  Value ndim = Value::Str("ndim");
+  Value numel = Value::Str("numel");
+  Value nbytes = Value::Str("nbytes");
+  Value dims = Value::Str("dims");
+  Value is_weight = Value::Str("is_weight");
+  Value is_graph_input = Value::Str("is_graph_input");
+  Value is_graph_output = Value::Str("is_graph_output");
+  Value ident = Value::Str("ident");
+  Value producer = Value::Str("producer");
+  Value producer_ident = Value::Str("producer_ident");
+  Value out_idx = Value::Str("out_idx");
+  Value consumers = Value::Str("consumers");
+  Value offset = Value::Str("offset");
+  Value key = Value::Str("key");
+  Value role = Value::Str("role");
+  Value index = Value::Str("index");
+  Value optype = Value::Str("optype");
+  Value ns = Value::Str("ns");
+  Value op = Value::Str("op");
+  Value summary = Value::Str("summary");
+  Value parents = Value::Str("parents");
+  Value shared_ref = Value::Str("shared_ref");
+  Value inputs = Value::Str("inputs");
+  Value outputs = Value::Str("outputs");
+  Value is_output = Value::Str("is_output");
+  Value attrs = Value::Str("attrs");
+  Value attrs_raw = Value::Str("attrs_raw");
+  Value weights = Value::Str("weights");
+  Value fused_epilogue = Value::Str("fused_epilogue");
+  Value fused_into = Value::Str("fused_into");
+  Value code = Value::Str("code");
+  Value folded = Value::Str("folded");
+  Value graph = Value::Str("graph");
+  Value nodes = Value::Str("nodes");
+  Value optypes = Value::Str("optypes");
+  Value memory = Value::Str("memory");
+  Value alignment = Value::Str("alignment");
+  Value peak_bytes = Value::Str("peak_bytes");
+  Value naive_bytes = Value::Str("naive_bytes");
+  Value lower_bound_bytes = Value::Str("lower_bound_bytes");
+  Value tensors = Value::Str("tensors");
+};
+
+bool SameKey(const Value& a, const Value& b) {
+  return a.str_hash() == b.str_hash() && tmpl::SameText(a.s(), b.s());
+}
+
+/// Sets `key` in an object's entries as JSON's operator[] does: replaced in place when present,
+/// appended otherwise.
+void Set(ValueDict& d, const Value& key, Value v) {
+  for (auto& e : d)
+    if (SameKey(e.first, key)) {
+      e.second = std::move(v);
+      return;
+    }
+  d.emplace_back(key, std::move(v));
+}
+
+Value StrList(const std::vector<std::string>& v) {
+  ValueList l;
+  l.reserve(v.size());
+  for (const auto& s : v) l.push_back(Value::Str(s));
+  return Value::List(std::move(l));
+}
+
+Value IntList(const std::vector<int64_t>& v) {
+  ValueList l;
+  l.reserve(v.size());
+  for (int64_t x : v) l.push_back(Value::Int(x));
+  return Value::List(std::move(l));
+}
+
+/// One tensor while the context is built: its graph facts, then its object.
+struct TensorRec {
+  const ir::MSCTensor* t = nullptr;
+  std::string ident;
+  const std::string* producer = nullptr;
+  const std::string* producer_ident = nullptr;
+  size_t out_idx = 0;
+  bool weight = false;
+  const std::string* role = nullptr;
+  bool graph_input = false, graph_output = false;
+  int64_t nbytes = 0;
+  std::vector<const std::string*> consumers;
+  Value value;
+};
+
+/// The per-optype facts every node of that optype shares.
+struct OptypeInfo {
+  const opdef::OpDef* def = nullptr;
+  Value optype, ns, op, summary;
+  std::vector<Value> defaults;  // per def->attrs entry: its default, as a value
+};
+
+}  // namespace
+
+Context::~Context() = default;
+
+Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
+                 const BackendSpec& spec, const std::vector<passes::Folded>* folded) {
+  const Keys K;
+  IdentifierPool idents(
+      std::set<std::string>(spec.reserved_names.begin(), spec.reserved_names.end()));
+  const std::string graph_ident = idents.Make(graph.name, "graph");
+  const std::unordered_set<std::string_view> graph_inputs(graph.inputs.begin(), graph.inputs.end());
+  const std::unordered_set<std::string_view> graph_outputs(graph.outputs.begin(),
+                                                           graph.outputs.end());
+  const size_t n_nodes = graph.nodes.size();
+
+  // 1. Records: identifiers (in the order the pool hands them out: graph, then per node its own,
+  // its multi-output tensors', its new weights'; prims last), tensors, consumers.
+  std::vector<TensorRec> tensors;  // node outputs, then weights appended as found
+  std::vector<std::vector<size_t>> outs(n_nodes), ins(n_nodes);
+  std::vector<std::vector<std::pair<const std::string*, size_t>>> node_weights(n_nodes);
+  std::vector<size_t> weight_list;
+  std::vector<std::string> node_idents(n_nodes);
+  std::unordered_map<std::string_view, size_t> tensor_by_name, weight_by_name;
+  std::unordered_map<std::string_view, std::vector<const std::string*>> consumers;
+  size_t n_tensors = 0;
+  for (const auto& n : graph.nodes) n_tensors += n.outputs.size() + n.weights.size();
+  tensors.reserve(n_tensors);  // stable: records point into each other only by index
+  for (const auto& n : graph.nodes)
+    for (const auto& in : n.inputs) {
+      auto& c = consumers[in];
+      if (c.empty() || *c.back() != n.name) c.push_back(&n.name);
+    }
+  static const std::vector<const std::string*> kNone;
+  for (size_t i = 0; i < n_nodes; ++i) {
+    const ir::MSCJoint& n = graph.nodes[i];
+    node_idents[i] = idents.Make(n.name, "node");
+    for (const auto& in : n.inputs) {
+      auto it = tensor_by_name.find(in);
+      if (it == tensor_by_name.end())  // ir::Validate rejects such graphs first
+        throw Error(graph.source + ": node " + Json(n.name).dump() + " reads tensor " +
+                    Json(in).dump() + ", which no earlier node produces");
+      ins[i].push_back(it->second);
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      TensorRec r;
+      r.t = &n.outputs[k];
+      // Multi-output tensors get their own pool identifiers, so they cannot collide with a node
+      // that is literally named "<node>_<k>".
+      r.ident = n.outputs.size() == 1 ? node_idents[i]
+                                      : idents.Make(node_idents[i] + "_" + std::to_string(k));
+      r.producer = &n.name;
+      r.producer_ident = &node_idents[i];
+      r.out_idx = k;
+      r.graph_input = graph_inputs.count(r.t->name) > 0;
+      r.graph_output = graph_outputs.count(r.t->name) > 0;
+      auto c = consumers.find(r.t->name);
+      r.consumers = c == consumers.end() ? kNone : c->second;
+      tensor_by_name[r.t->name] = tensors.size();
+      outs[i].push_back(tensors.size());
+      tensors.push_back(std::move(r));
+    }
+    for (const auto& [role, w] : n.weights) {
+      auto it = weight_by_name.find(w.name);
+      if (it == weight_by_name.end()) {
+        TensorRec r;
+        r.t = &w;
+        r.ident = idents.Make(w.alias.empty() ? w.name : w.alias, "weight");
+        r.weight = true;
+        r.role = &role;
+        r.producer = &n.name;
+        r.producer_ident = &node_idents[i];
+        it = weight_by_name.emplace(w.name, tensors.size()).first;
+        weight_list.push_back(tensors.size());
+        tensors.push_back(std::move(r));
+      }
+      node_weights[i].emplace_back(&role, it->second);
+    }
+  }
+  std::vector<std::string> prim_idents;
+  for (const auto& p : graph.prims) prim_idents.push_back(idents.Make(p.name, "prim"));
+  for (auto& r : tensors) {
+    const int64_t numel = r.t->Numel();
+    r.nbytes = numel < 0 ? -1 : numel * ir::MSCTensor::DtypeBytes(r.t->dtype);
+  }
+
+  // 2. Epilogue fusion and the memory plan, on the records.
+  std::vector<long long> epilogue_of(n_nodes, -1), fused_into(n_nodes, -1);
+  if (!spec.fuse_producers.empty()) {
+    std::vector<FuseNode> fn(n_nodes);
+    for (size_t i = 0; i < n_nodes; ++i) {
+      const ir::MSCJoint& n = graph.nodes[i];
+      fn[i].name = &n.name;
+      fn[i].optype = &n.optype;
+      fn[i].n_outputs = n.outputs.size();
+      if (!outs[i].empty()) {
+        const TensorRec& o = tensors[outs[i][0]];
+        fn[i].out_name = &o.t->name;
+        fn[i].out_graph_output = o.graph_output;
+        fn[i].consumers = o.consumers;
+      }
+      fn[i].n_inputs = n.inputs.size();
+      if (!ins[i].empty()) fn[i].in0_name = &tensors[ins[i][0]].t->name;
+    }
+    FuseCore(fn, spec.fuse_producers, spec.fuse_epilogues, &epilogue_of, &fused_into);
+  }
+  // Typed attrs, parsed once per distinct (opdef attr, string); per-optype facts once per optype.
+  std::unordered_map<std::string_view, OptypeInfo> optype_info;
+  std::map<std::pair<const opdef::AttrDef*, std::string_view>, Value> parsed;
+  auto info_for = [&](const std::string& optype) -> OptypeInfo& {
+    auto it = optype_info.find(optype);
+    if (it != optype_info.end()) return it->second;
+    OptypeInfo info;
+    info.def = opdefs.Find(optype);
+    const size_t dot = optype.find('.');
+    info.optype = Value::Str(optype);
+    info.ns = Value::Str(dot == std::string::npos ? "" : optype.substr(0, dot));
+    info.op = Value::Str(dot == std::string::npos ? optype : optype.substr(dot + 1));
+    info.summary = Value::Str(info.def ? info.def->summary : "");
+    if (info.def)
+      for (const auto& a : info.def->attrs)
+        info.defaults.push_back(tmpl::FromJsonDeep(a.default_value));
+    return optype_info.emplace(optype, std::move(info)).first->second;
+  };
+  std::vector<Value> node_attrs(n_nodes);
+  for (size_t i = 0; i < n_nodes; ++i) {
+    const ir::MSCJoint& n = graph.nodes[i];
+    const OptypeInfo& info = info_for(n.optype);
+    ValueDict attrs;
+    if (info.def) {
+      for (size_t a = 0; a < info.def->attrs.size(); ++a) {
+        const opdef::AttrDef& def = info.def->attrs[a];
+        const std::string* raw = n.FindAttr(def.name);
+        if (!raw) {
+          Set(attrs, Value::Str(def.name), info.defaults[a]);
+          continue;
+        }
+        auto hit = parsed.find({&def, *raw});
+        if (hit == parsed.end()) {
+          Value v;
+          try {
+            v = tmpl::FromJsonDeep(opdef::ParseAttr(def, *raw));
+          } catch (const Error& e) {
+            throw Error(graph.source + ": node " + Json(n.name).dump() + " attr '" + def.name +
+                        "': " + e.what());
+          }
+          hit = parsed.emplace(std::make_pair(&def, std::string_view(*raw)), std::move(v)).first;
+        }
+        Set(attrs, Value::Str(def.name), hit->second);
+      }
+    }
+    for (const auto& [k, v] : n.attrs) {
+      bool known = false;
+      for (const auto& e : attrs) known = known || e.first.s() == k;
+      if (!known) attrs.emplace_back(Value::Str(k), Value::Str(v));  // passed through as MSC's
+    }
+    node_attrs[i] = Value::Dict(std::move(attrs));
+  }
+  std::unique_ptr<PlanResult> plan;
+  if (spec.memory_alignment > 0) {
+    std::vector<PlanNode> pn(n_nodes);
+    for (size_t i = 0; i < n_nodes; ++i) {
+      const ir::MSCJoint& n = graph.nodes[i];
+      pn[i].constant = n.optype == "constant";
+      if (!pn[i].constant) {
+        for (size_t t : outs[i]) {
+          const TensorRec& r = tensors[t];
+          if (r.nbytes < 0)
+            ThrowDynamic(r.t->name, n.name,
+                         std::vector<long long>(r.t->shape.begin(), r.t->shape.end()), r.t->prims);
+          pn[i].outputs.push_back({&r.t->name, r.nbytes, r.graph_input, r.graph_output});
+        }
+      } else {
+        for (size_t t : outs[i]) pn[i].outputs.push_back({&tensors[t].t->name, 0, false, false});
+      }
+      for (size_t t : ins[i]) pn[i].inputs.push_back(&tensors[t].t->name);
+      pn[i].alias = std::find(spec.memory_alias.begin(), spec.memory_alias.end(), n.optype) !=
+                        spec.memory_alias.end() ||
+                    fused_into[i] >= 0;
+      if (n.optype == "get_item" && pn[i].alias) {
+        pn[i].get_item = true;
+        Value index;
+        if (!node_attrs[i].Get(K.index.s(), K.index.str_hash(), &index) || !index.is_int())
+          throw Error(graph.source + ": node " + Json(n.name).dump() +
+                      ": get_item needs an integer attr 'index'");
+        // a negative index aliases nothing
+        pn[i].get_item_index = index.i() < 0 ? SIZE_MAX : static_cast<size_t>(index.i());
+      }
+    }
+    plan = std::make_unique<PlanResult>(PlanCore(pn, spec.memory_alignment));
+  }
+
+  // 3. Values: every tensor object once.
+  std::vector<Value> letter(128);  // dims keys
+  for (auto& r : tensors) {
+    const ir::MSCTensor& t = *r.t;
+    ValueDict d;
+    d.reserve(24);
+    d.emplace_back(K.name, Value::Str(t.name));
+    d.emplace_back(K.alias, Value::Str(t.alias));
+    d.emplace_back(K.dtype, Value::Str(t.dtype));
+    d.emplace_back(K.layout, Value::Str(t.layout));
+    d.emplace_back(K.shape, IntList(t.shape));
+    d.emplace_back(K.prims, StrList(t.prims));
+    const bool extra = !t.extra.empty();
+    for (auto it = t.extra.begin(); it != t.extra.end(); ++it)
+      d.emplace_back(Value::Str(it.key()), tmpl::FromJsonDeep(it.value()));
+    // With extra keys a later key may already be there: JSON's operator[] replaced it in place.
+    auto put = [&](const Value& key, Value v) {
+      if (extra)
+        Set(d, key, std::move(v));
+      else
+        d.emplace_back(key, std::move(v));
+    };
+    put(K.ndim, Value::Int(static_cast<int64_t>(t.shape.size())));
+    const int64_t numel = t.Numel();
+    put(K.numel, Value::Int(numel));
+    put(K.nbytes, Value::Int(r.nbytes));
+    ValueDict dims;
+    bool distinct = t.layout.size() == t.shape.size();
+    for (size_t a = 0; distinct && a < t.layout.size(); ++a)
+      for (size_t b = 0; b < a; ++b) distinct = distinct && t.layout[a] != t.layout[b];
+    if (distinct)
+      for (size_t a = 0; a < t.shape.size(); ++a) {
+        const unsigned char c = static_cast<unsigned char>(t.layout[a]);
+        Value key = c < 128 ? letter[c] : Value();
+        if (c >= 128 || key.is_none()) {
+          key = Value::Str(std::string(1, t.layout[a]));
+          if (c < 128) letter[c] = key;
+        }
+        dims.emplace_back(std::move(key), Value::Int(t.shape[a]));
+      }
+    put(K.dims, Value::Dict(std::move(dims)));
+    put(K.is_weight, Value::Bool(r.weight));
+    put(K.is_graph_input, Value::Bool(r.graph_input));
+    put(K.is_graph_output, Value::Bool(r.graph_output));
+    put(K.ident, Value::Str(r.ident));
+    if (r.weight) {
+      put(K.key, Value::Str(t.name));
+      put(K.role, Value::Str(*r.role));
+      put(K.producer, Value::Str(*r.producer));
+      put(K.producer_ident, Value::Str(*r.producer_ident));
+    } else {
+      put(K.producer, Value::Str(*r.producer));
+      put(K.producer_ident, Value::Str(*r.producer_ident));
+      put(K.out_idx, Value::Int(static_cast<int64_t>(r.out_idx)));
+      ValueList c;
+      c.reserve(r.consumers.size());
+      for (const std::string* s : r.consumers) c.push_back(Value::Str(*s));
+      put(K.consumers, Value::List(std::move(c)));
+      if (plan) {
+        auto f = plan->offset.find(t.name);
+        if (f != plan->offset.end()) put(K.offset, Value::Int(f->second));
+      }
+    }
+    r.value = Value::Dict(std::move(d));
+  }
+  // Tensors named as graph inputs/outputs resolve to the last node output of that name.
+  auto graph_tensor = [&](const std::string& name) -> const Value& {
+    auto it = tensor_by_name.find(name);
+    if (it == tensor_by_name.end())  // ir::Validate rejects such graphs first
+      throw Error(graph.source + ": graph input/output " + Json(name).dump() +
+                  " is no node's output");
+    return tensors[it->second].value;
+  };
+  ValueList graph_in, graph_out;
+  for (const auto& name : graph.inputs) graph_in.push_back(graph_tensor(name));
+  for (const auto& name : graph.outputs) graph_out.push_back(graph_tensor(name));
+
+  // 4. Node objects.
+  std::map<std::string_view, std::vector<std::string_view>> folded_into;
+  if (folded)
+    for (const auto& f : *folded) folded_into[f.into].push_back(f.node);
+  std::vector<std::string> optypes;
+  std::unordered_set<std::string_view> optype_seen;
+  nodes_.resize(n_nodes);
+  for (size_t i = 0; i < n_nodes; ++i) {
+    const ir::MSCJoint& n = graph.nodes[i];
+    const OptypeInfo& info = optype_info.at(n.optype);
+    if (optype_seen.insert(n.optype).second) optypes.push_back(n.optype);
+    ValueDict& d = nodes_[i].items;
+    d.reserve(19);
+    d.emplace_back(K.index, Value::Int(n.index));
+    d.emplace_back(K.name, Value::Str(n.name));
+    d.emplace_back(K.ident, Value::Str(node_idents[i]));
+    d.emplace_back(K.optype, info.optype);
+    d.emplace_back(K.ns, info.ns);
+    d.emplace_back(K.op, info.op);
+    d.emplace_back(K.summary, info.summary);
+    d.emplace_back(K.parents, StrList(n.parents));
+    d.emplace_back(K.shared_ref, Value::Str(n.shared_ref));
+    ValueList in_list, out_list;
+    bool is_output = false;
+    for (size_t t : ins[i]) in_list.push_back(tensors[t].value);
+    for (size_t t : outs[i]) {
+      out_list.push_back(tensors[t].value);
+      is_output = is_output || tensors[t].graph_output;
+    }
+    d.emplace_back(K.inputs, Value::List(std::move(in_list)));
+    d.emplace_back(K.outputs, Value::List(std::move(out_list)));
+    d.emplace_back(K.is_output, Value::Bool(is_output));
+    d.emplace_back(K.attrs, node_attrs[i]);
+    ValueDict raw;
+    for (const auto& [k, v] : n.attrs) Set(raw, Value::Str(k), Value::Str(v));
+    d.emplace_back(K.attrs_raw, Value::Dict(std::move(raw)));
+    ValueDict w;
+    for (const auto& [role, t] : node_weights[i]) Set(w, Value::Str(*role), tensors[t].value);
+    d.emplace_back(K.weights, Value::Dict(std::move(w)));
+    if (epilogue_of[i] >= 0) {  // {name, ident, optype, attrs} of the consumer run as epilogue
+      const size_t c = static_cast<size_t>(epilogue_of[i]);
+      ValueDict e;
+      e.emplace_back(K.name, Value::Str(graph.nodes[c].name));
+      e.emplace_back(K.ident, Value::Str(node_idents[c]));
+      e.emplace_back(K.optype, Value::Str(graph.nodes[c].optype));
+      e.emplace_back(K.attrs, node_attrs[c]);
+      d.emplace_back(K.fused_epilogue, Value::Dict(std::move(e)));
+    } else {
+      d.emplace_back(K.fused_epilogue, Value());
+    }
+    // the producer this node's computation was folded into
+    d.emplace_back(K.fused_into,
+                   Value::Str(fused_into[i] >= 0 ? graph.nodes[fused_into[i]].name : ""));
+    code_at_ = d.size();
+    d.emplace_back(K.code, Value());
+    if (folded) {
+      ValueList f;
+      auto it = folded_into.find(n.name);
+      if (it != folded_into.end())
+        for (std::string_view s : it->second) f.push_back(Value::Str(std::string(s)));
+      d.emplace_back(K.folded, Value::List(std::move(f)));
+    }
+  }
+
+  // 5. The graph object.
+  graph_items_.emplace_back(K.name, Value::Str(graph.name));
+  graph_items_.emplace_back(K.ident, Value::Str(graph_ident));
+  graph_items_.emplace_back(K.inputs, Value::List(std::move(graph_in)));
+  graph_items_.emplace_back(K.outputs, Value::List(std::move(graph_out)));
+  nodes_at_ = graph_items_.size();
+  graph_items_.emplace_back(K.nodes, Value());
+  ValueList wl;
+  wl.reserve(weight_list.size());
+  for (size_t t : weight_list) wl.push_back(tensors[t].value);
+  graph_items_.emplace_back(K.weights, Value::List(std::move(wl)));
+  graph_items_.emplace_back(K.optypes, StrList(optypes));
+  ValueList prims;
+  for (size_t p = 0; p < graph.prims.size(); ++p) {
+    const ir::MSCPrim& prim = graph.prims[p];
+    ValueDict d;
+    d.emplace_back(K.index, Value::Int(prim.index));
+    d.emplace_back(K.name, Value::Str(prim.name));
+    d.emplace_back(K.ident, Value::Str(prim_idents[p]));
+    d.emplace_back(K.optype, Value::Str(prim.optype));
+    d.emplace_back(K.parents, StrList(prim.parents));
+    ValueDict pa;
+    for (const auto& [k, v] : prim.attrs) Set(pa, Value::Str(k), Value::Str(v));
+    d.emplace_back(K.attrs, Value::Dict(std::move(pa)));
+    prims.push_back(Value::Dict(std::move(d)));
+  }
+  graph_items_.emplace_back(K.prims, Value::List(std::move(prims)));
+  if (plan) {
+    ValueList list;
+    list.reserve(plan->tensors.size());
+    for (const auto& t : plan->tensors) {
+      ValueDict d;
+      d.emplace_back(K.name, Value::Str(*t.name));
+      d.emplace_back(K.offset, Value::Int(t.offset));
+      d.emplace_back(K.nbytes, Value::Int(t.nbytes));
+      list.push_back(Value::Dict(std::move(d)));
+    }
+    ValueDict m;
+    m.emplace_back(K.alignment, Value::Int(spec.memory_alignment));
+    m.emplace_back(K.peak_bytes, Value::Int(plan->peak));
+    m.emplace_back(K.naive_bytes, Value::Int(plan->naive));
+    m.emplace_back(K.lower_bound_bytes, Value::Int(plan->lower_bound));
+    m.emplace_back(K.tensors, Value::List(std::move(list)));
+    graph_items_.emplace_back(K.memory, Value::Dict(std::move(m)));
+  }
+}
+
+Value Context::Node(size_t i) const {
+  ValueDict d = nodes_[i].items;
+  d[code_at_].second = Value::Dict(nodes_[i].code);
+  return Value::Dict(std::move(d));
+}
+
+void Context::SetCode(size_t i, const std::string& section, std::string code) {
+  Set(nodes_[i].code, Value::Str(section), Value::Str(std::move(code)));
+}
+
+Value Context::Graph() const {
+  ValueList nodes;
+  nodes.reserve(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) nodes.push_back(Node(i));
+  ValueDict d = graph_items_;
+  d[nodes_at_].second = Value::List(std::move(nodes));
+  return Value::Dict(std::move(d));
+}
+
+Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
+                  const BackendSpec& spec) {
+  Context c(graph, opdefs, spec);
+  Json ctx = Json::object();
+  ctx["graph"] = c.Graph().ToJson();
+  return ctx;
+}
+
+namespace {
+
+/// obj[key] as a string, or null when absent / not a string.
+const std::string* StrField(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+}
+
+bool BoolField(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_boolean() && it->get<bool>();
+}
+
+const Json& ArrayField(const Json& obj, const char* key) {
+  static const Json kEmpty = Json::array();
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_array() ? *it : kEmpty;
+}
+
+}  // namespace
+
+void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
+                   const std::vector<std::string>& epilogues) {
+  Json& nodes = graph["nodes"];
+  static const std::string kNoName;
+  std::vector<FuseNode> fn(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Json& node = nodes[i];
+    const std::string* name = StrField(node, "name");
+    const std::string* optype = StrField(node, "optype");
+    fn[i].name = name ? name : &kNoName;
+    fn[i].optype = optype ? optype : &kNoName;
+    const Json& outputs = ArrayField(node, "outputs");
+    fn[i].n_outputs = outputs.size();
+    if (!outputs.empty()) {
+      const std::string* out = StrField(outputs[0], "name");
+      fn[i].out_name = out ? out : &kNoName;
+      fn[i].out_graph_output = BoolField(outputs[0], "is_graph_output");
+      for (const Json& c : ArrayField(outputs[0], "consumers"))
+        fn[i].consumers.push_back(c.is_string() ? &c.get_ref<const std::string&>() : &kNoName);
+    }
+    const Json& inputs = ArrayField(node, "inputs");
+    fn[i].n_inputs = inputs.size();
+    if (!inputs.empty()) {
+      const std::string* in0 = StrField(inputs[0], "name");
+      fn[i].in0_name = in0 ? in0 : &kNoName;
+    }
+  }
+  std::vector<long long> epilogue_of, fused_into;
+  FuseCore(fn, producers, epilogues, &epilogue_of, &fused_into);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (epilogue_of[i] < 0) continue;
+    Json& node = nodes[i];
+    const Json& consumer = nodes[static_cast<size_t>(epilogue_of[i])];
+    node["fused_epilogue"] = {{"name", consumer["name"]},
+                              {"ident", consumer["ident"]},
+                              {"optype", consumer["optype"]},
+                              {"attrs", consumer["attrs"]}};
+  }
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (fused_into[i] >= 0)
+      nodes[i]["fused_into"] = nodes[static_cast<size_t>(fused_into[i])]["name"];
+}
+
+void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes) {
+  Json& nodes = graph["nodes"];
+  static const std::string kNoName;
+  std::vector<PlanNode> pn(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Json& node = nodes[i];
+    const std::string* optype_field = StrField(node, "optype");
+    const std::string& optype = optype_field ? *optype_field : kNoName;
+    pn[i].constant = optype == "constant";
+    for (const Json& t : ArrayField(node, "outputs")) {
+      const std::string* name = StrField(t, "name");
+      long long nbytes = 0;
+      if (!pn[i].constant) {
+        auto nb = t.find("nbytes");
+        nbytes = nb != t.end() && nb->is_number_integer() ? nb->get<long long>() : -1;
+      }
+      if (nbytes < 0) {
+        std::vector<long long> shape;
+        std::vector<std::string> prims;
+        for (const Json& d : ArrayField(t, "shape"))
+          shape.push_back(d.is_number_integer() ? d.get<long long>() : -1);
+        for (const Json& p : ArrayField(t, "prims"))
+          prims.push_back(p.is_string() ? p.get<std::string>() : p.dump());
+        const std::string* node_name = StrField(node, "name");
+        ThrowDynamic(name ? *name : "", node_name ? *node_name : "", shape, prims);
+      }
+      pn[i].outputs.push_back({name ? name : &kNoName, nbytes,
+                               !pn[i].constant && BoolField(t, "is_graph_input"),
+                               !pn[i].constant && BoolField(t, "is_graph_output")});
+    }
+    for (const Json& t : ArrayField(node, "inputs")) {
+      const std::string* name = StrField(t, "name");
+      pn[i].inputs.push_back(name ? name : &kNoName);
+    }
+    const std::string* fused = StrField(node, "fused_into");
+    pn[i].alias =
+        std::find(alias_optypes.begin(), alias_optypes.end(), optype) != alias_optypes.end() ||
+        (fused && !fused->empty());
+    if (optype == "get_item" && pn[i].alias) {
+      pn[i].get_item = true;
+      auto attrs = node.find("attrs");
+      const Json* index = nullptr;
+      if (attrs != node.end() && attrs->is_object()) {
+        auto it = attrs->find("index");
+        if (it != attrs->end() && it->is_number_integer()) index = &*it;
+      }
+      pn[i].get_item_index =
+          !index || index->get<long long>() < 0 ? SIZE_MAX : index->get<size_t>();
+    }
+  }
+  const PlanResult plan = PlanCore(pn, alignment);
+  Json list = Json::array();
+  for (const auto& t : plan.tensors)
+    list.push_back({{"name", *t.name}, {"offset", t.offset}, {"nbytes", t.nbytes}});
+  // Owned names: plan.offset views the tensors' name strings, which adding "offset" moves.
+  const std::unordered_map<std::string, long long> offset(plan.offset.begin(), plan.offset.end());
   auto set_offset = [&](Json& t) {
-    auto f = by_name.find(t["name"].get<std::string>());
-    if (f != by_name.end()) t["offset"] = offset[root(f->second)];
+    const std::string* name = StrField(t, "name");
+    auto f = name ? offset.find(*name) : offset.end();
+    if (f != offset.end()) t["offset"] = f->second;
   };
   for (auto& node : nodes)
     for (const char* key : {"inputs", "outputs"})
       for (auto& t : node[key]) set_offset(t);
   for (const char* key : {"inputs", "outputs"})
     for (auto& t : graph[key]) set_offset(t);
-  // Lower bound of any plan: the largest sum of (aligned) blocks live at one step.
-  std::map<long long, long long> delta;  // step -> change of the live sum
-  for (const auto& [r, g] : groups) {
-    delta[g.begin] += align(g.nbytes);
-    delta[g.end + 1] -= align(g.nbytes);
-  }
-  long long live = 0, lower_bound = 0;
-  for (const auto& [step, d] : delta) lower_bound = std::max(lower_bound, live += d);
   graph["memory"] = {{"alignment", alignment},
-                     {"peak_bytes", peak},
-                     {"naive_bytes", naive},
-                     {"lower_bound_bytes", lower_bound},
+                     {"peak_bytes", plan.peak},
+                     {"naive_bytes", plan.naive},
+                     {"lower_bound_bytes", plan.lower_bound},
                      {"tensors", list}};
 }
 

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 
 #include <boost/filesystem.hpp>
 
@@ -86,8 +87,13 @@ weights::TensorMap LoadGolden(const std::string& file, const ir::MSCGraph& graph
 
 /// Every node's optype has a snippet (or is rendered by project files alone).
 void CheckSnippets(const ir::MSCGraph& graph, const BackendSpec& spec) {
+  std::set<std::string> present;  // optypes checked (one file lookup per optype, not per node)
   for (const auto& n : graph.nodes) {
-    if (Contains(spec.no_snippet, n.optype) || HasSnippet(spec, n.optype)) continue;
+    if (present.count(n.optype)) continue;
+    if (Contains(spec.no_snippet, n.optype) || HasSnippet(spec, n.optype)) {
+      present.insert(n.optype);
+      continue;
+    }
     throw Error("optype '" + n.optype + "' (node " + Json(n.name).dump() + ") has no " + spec.name +
                 " snippet: expected " +
                 (fs::path(spec.dir) / spec.OpTemplateFor(n.optype)).string());
@@ -119,16 +125,6 @@ size_t AddWeights(const GenerateOptions& o, ir::MSCGraph& graph, const BackendSp
     tree.AddWriter(spec.weights_output,
                    [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
   return bound->size();
-}
-
-/// node.folded: the names of the nodes the graph passes folded into each node ([] for most).
-void AddFolded(Json& nodes, const std::vector<passes::Folded>& folded) {
-  std::map<std::string, Json> by_node;
-  for (const auto& f : folded) by_node[f.into].push_back(f.node);
-  for (auto& node : nodes) {
-    auto it = by_node.find(node["name"].get<std::string>());
-    node["folded"] = it == by_node.end() ? Json::array() : it->second;
-  }
 }
 
 /// Checks --golden against the graph and adds it to the project; returns the extra file names.
@@ -172,49 +168,52 @@ Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const Backen
   return extra_names;
 }
 
-/// Renders the snippet of snippet_data["node"] once per section, in op_sections order, into
-/// node.code.<section>; each render sees {node, section}. With `stop_at`, returns just before
-/// rendering that section, leaving snippet_data as that render would see it.
-void RenderNodeSnippet(tmpl::Environment& env, const BackendSpec& spec, Json& snippet_data,
+/// Renders node i's snippet once per section, in op_sections order, into node.code.<section>;
+/// each render sees {node, section} with the node as it is then (node.code holding the sections
+/// rendered before). With `stop_at`, stops before rendering that section.
+void RenderNodeSnippet(tmpl::Environment& env, const BackendSpec& spec,
+                       const std::string& tmpl_name, Context& ctx, size_t i,
                        const std::string* stop_at) {
-  const std::string tmpl_name =
-      spec.OpTemplateFor(snippet_data["node"]["optype"].get<std::string>());
+  const tmpl::Value node_key = tmpl::Value::Str("node"), section_key = tmpl::Value::Str("section");
   for (const auto& section : spec.op_sections) {
-    snippet_data["section"] = section;
     if (stop_at && section == *stop_at) return;
-    std::string code = env.Render(tmpl_name, snippet_data);
-    snippet_data["node"]["code"][section] = std::move(code);
+    tmpl::ValueDict data;
+    data.emplace_back(node_key, ctx.Node(i));
+    data.emplace_back(section_key, tmpl::Value::Str(section));
+    ctx.SetCode(i, section,
+                env.Render(tmpl_name, tmpl::Data::FromValue(tmpl::Value::Dict(std::move(data)))));
   }
 }
 
 /// Renders every node's snippet once per section into node.code.<section>.
-void RenderSnippets(tmpl::Environment& env, const BackendSpec& spec, Json& nodes) {
-  Json snippet_data = Json::object();
-  for (auto& node : nodes) {
-    const std::string optype = node["optype"].get<std::string>();
+void RenderSnippets(tmpl::Environment& env, const BackendSpec& spec, const ir::MSCGraph& graph,
+                    Context& ctx) {
+  std::map<std::string, std::string> tmpl_names;  // optype -> snippet
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const std::string& optype = graph.nodes[i].optype;
     if (Contains(spec.no_snippet, optype)) {
-      for (const auto& section : spec.op_sections) node["code"][section] = "";
+      for (const auto& section : spec.op_sections) ctx.SetCode(i, section, "");
       continue;
     }
-    snippet_data["node"] = std::move(node);  // no copy of the node per render
-    RenderNodeSnippet(env, spec, snippet_data, nullptr);
-    node = std::move(snippet_data["node"]);
+    auto it = tmpl_names.find(optype);
+    if (it == tmpl_names.end()) it = tmpl_names.emplace(optype, spec.OpTemplateFor(optype)).first;
+    RenderNodeSnippet(env, spec, it->second, ctx, i, nullptr);
   }
 }
 
 /// A node query of TemplateContext: {node, section} as RenderSnippets would render it.
 Json NodeContext(tmpl::Environment& env, const BackendSpec& spec, const std::string& graph_path,
-                 const Json& nodes, const ContextQuery& q) {
-  const Json* node = nullptr;
+                 const ir::MSCGraph& graph, Context& ctx, const ContextQuery& q) {
+  size_t found = graph.nodes.size();
   std::string some;  // the first 20 names, for the error
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i]["name"] == q.node) node = &nodes[i];
-    if (i < 20) some += (i ? ", " : "") + nodes[i]["name"].dump();
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (graph.nodes[i].name == q.node) found = i;
+    if (i < 20) some += (i ? ", " : "") + Json(graph.nodes[i].name).dump();
   }
-  if (!node)
+  if (found == graph.nodes.size())
     throw Error(graph_path + ": no node " + Json(q.node).dump() + " (nodes: " + some +
-                (nodes.size() > 20 ? ", ..." : "") + ")");
-  const std::string optype = (*node)["optype"].get<std::string>();
+                (graph.nodes.size() > 20 ? ", ..." : "") + ")");
+  const std::string& optype = graph.nodes[found].optype;
   if (Contains(spec.no_snippet, optype))
     throw Error("node " + Json(q.node).dump() + " (" + optype + ") has no " + spec.name +
                 " snippet (backend.yaml no_snippet): the project templates render it; see "
@@ -231,9 +230,10 @@ Json NodeContext(tmpl::Environment& env, const BackendSpec& spec, const std::str
                 " sees node.code of the sections before it, rendered by its snippet, which "
                 "does not exist: " +
                 (fs::path(spec.dir) / spec.OpTemplateFor(optype)).string());
+  RenderNodeSnippet(env, spec, spec.OpTemplateFor(optype), ctx, found, &section);
   Json snippet_data = Json::object();
-  snippet_data["node"] = *node;
-  RenderNodeSnippet(env, spec, snippet_data, &section);
+  snippet_data["node"] = ctx.Node(found).ToJson();
+  snippet_data["section"] = section;
   return snippet_data;
 }
 
@@ -297,19 +297,27 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
   summary.nodes = graph.nodes.size();  // after the graph passes
   Json golden_files = AddGolden(o, graph, spec, tree);
 
-  Json ctx = BuildContext(graph, opdefs, spec);
-  AddFolded(ctx["graph"]["nodes"], folded);
+  Context ctx(graph, opdefs, spec, &folded);
   tmpl::Environment env(spec.dir);
   RegisterCodegenFilters(env);
-  if (node_query) return NodeContext(env, spec, o.graph_path, ctx["graph"]["nodes"], *query);
-  RenderSnippets(env, spec, ctx["graph"]["nodes"]);
-  ctx["backend"] = {{"name", spec.name},
-                    {"summary", spec.summary},
-                    {"weights", spec.weights_output},
-                    {"golden", spec.golden_output}};
-  ctx["options"] = {{"has_golden", !o.golden_dir.empty()}, {"golden_files", golden_files}};
-  if (query) return ctx;
-  for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, ctx));
+  if (node_query) return NodeContext(env, spec, o.graph_path, graph, ctx, *query);
+  RenderSnippets(env, spec, graph, ctx);
+  // The project files' object: {graph, backend, options}.
+  using tmpl::Value;
+  tmpl::ValueDict backend, options, root;
+  backend.emplace_back(Value::Str("name"), Value::Str(spec.name));
+  backend.emplace_back(Value::Str("summary"), Value::Str(spec.summary));
+  backend.emplace_back(Value::Str("weights"), Value::Str(spec.weights_output));
+  backend.emplace_back(Value::Str("golden"), Value::Str(spec.golden_output));
+  options.emplace_back(Value::Str("has_golden"), Value::Bool(!o.golden_dir.empty()));
+  options.emplace_back(Value::Str("golden_files"), tmpl::FromJsonDeep(golden_files));
+  root.emplace_back(Value::Str("graph"), ctx.Graph());
+  root.emplace_back(Value::Str("backend"), Value::Dict(std::move(backend)));
+  root.emplace_back(Value::Str("options"), Value::Dict(std::move(options)));
+  const Value project = Value::Dict(std::move(root));
+  if (query) return project.ToJson();
+  const tmpl::Data data = tmpl::Data::FromValue(project);
+  for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, data));
   AddCopies(spec, tree);
   tree.Commit(o.out_dir, o.force);
   summary.files = tree.size();

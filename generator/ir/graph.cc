@@ -340,7 +340,7 @@ bool CountsMoreNodesThan(const std::string& text, size_t limit) {
 
 std::string TooManyNodesMessage(size_t max_nodes) {
   return "the graph has more than " + std::to_string(max_nodes) +
-         " nodes, the limit (generating it needs about 20 KB of memory per node; raise the limit "
+         " nodes, the limit (generating it needs about 7 KB of memory per node; raise the limit "
          "with --max-nodes N)";
 }
 

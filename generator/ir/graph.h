@@ -100,8 +100,9 @@ std::optional<std::pair<std::string, int64_t>> SplitTensorName(const std::string
 /// it). Source: the MSCJoint constructor in tvm/src/contrib/msc/core/ir/graph.cc (added_parents).
 std::vector<std::string> ParentsOf(const std::vector<std::string>& inputs);
 
-/// Default limit on the node count of a graph (`--max-nodes`): 250,000 nodes need about 5 GB of
-/// memory to generate (measured ~19 KB/node for torch, ~25 KB/node for vulkan).
+/// Default limit on the node count of a graph (`--max-nodes`): 250,000 nodes need about 2 GB of
+/// memory to generate (measured ~7 KB/node peak RSS on every backend, 100,000 nodes,
+/// scripts/bench_generate.py).
 inline constexpr size_t kDefaultMaxNodes = 250000;
 
 /// Parses MSCGraph JSON text. `source` names the file in errors.
@@ -110,7 +111,7 @@ inline constexpr size_t kDefaultMaxNodes = 250000;
 /// for schema errors. Does not run the semantic checks of Validate().
 /// A graph with more than `max_nodes` nodes is refused while it is parsed, before its JSON tree
 /// is built: "<source>: nodes[<max_nodes>]: the graph has more than <max_nodes> nodes, the
-/// limit (...)". Generation needs about 20 KB of memory per node (README "Limits").
+/// limit (...)". Generation needs about 7 KB of memory per node (README "Limits").
 MSCGraph ParseGraph(const std::string& text, const std::string& source,
                     size_t max_nodes = kDefaultMaxNodes);
 /// Reads and parses a graph file. Throws msc::Error naming the file if it cannot be read.

@@ -132,11 +132,19 @@ std::vector<Folded> FoldBatchNorm(MSCGraph& graph, weights::TensorMap& weights) 
     const std::vector<double> be =
         AttrTrue(bn, "center") ? Floats(*beta) : std::vector<double>(o, 0);
     const std::vector<double> b0 = bt ? Floats(*bt) : std::vector<double>(o, 0);
-    std::vector<double> wv = Floats(*wt), bias(o);
+    // One pass over the kernel, float32 in and out (each product in double, rounded once).
+    std::vector<uint8_t> wbytes(static_cast<size_t>(4 * wn));
+    std::vector<double> bias(o);
     const int64_t per = wn / o;
+    const uint8_t* src = wt->data.data();
     for (int64_t k = 0; k < o; ++k) {
       const double s = g[k] / std::sqrt(v[k] + eps);
-      for (int64_t j = 0; j < per; ++j) wv[k * per + j] *= s;
+      for (int64_t j = k * per; j < (k + 1) * per; ++j) {
+        float f;
+        std::memcpy(&f, src + 4 * j, 4);
+        f = static_cast<float>(static_cast<double>(f) * s);
+        std::memcpy(wbytes.data() + 4 * j, &f, 4);
+      }
       bias[k] = (b0[k] - m[k]) * s + be[k];
     }
     MSCTensor new_w = *w;
@@ -148,7 +156,7 @@ std::vector<Folded> FoldBatchNorm(MSCGraph& graph, weights::TensorMap& weights) 
     new_b.dtype = "float32";
     new_b.layout = "O";
     new_b.shape = {o};
-    weights[new_w.name] = FloatTensor(new_w.shape, wv);
+    weights[new_w.name] = weights::Tensor{"float32", new_w.shape, std::move(wbytes)};
     weights[new_b.name] = FloatTensor({o}, bias);
     conv.optype = "msc.conv2d_bias";
     conv.weights = {{"weight", new_w}, {"bias", new_b}};

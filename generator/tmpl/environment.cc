@@ -251,6 +251,12 @@ Data Data::ParseJson(std::string_view text, const std::string& what) {
   return d;
 }
 
+Data Data::FromValue(const Value& v) {
+  Data d;
+  d.d_->root = v;
+  return d;
+}
+
 Data Data::FromJson(const Json& j) {
   Data d;
   try {

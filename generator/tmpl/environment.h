@@ -125,6 +125,9 @@ class Data {
   //   msc::Error "<what>: invalid JSON: line 3, column 7: expected ',' or '}'".
   static Data ParseJson(std::string_view text, const std::string& what);
   static Data FromJson(const Json& j);  // deep copy of `j`
+  // Shares a native value (value.h) the caller built, e.g. generate's template context: no
+  // conversion, no copy. Like any Data it must be a dict or null to be rendered.
+  static Data FromValue(const Value& v);
   // Values read from a Data must not outlive it; renders keep none after they return.
   ~Data();
   Data(const Data&);

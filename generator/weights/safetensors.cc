@@ -307,12 +307,27 @@ void WriteSafetensors(const std::string& path, const TensorMap& tensors,
   detail::OutputFile out(path);
   out.Write(prefix.data(), prefix.size());
   out.Write(header.data(), header.size());
-  for (const Item& it : items) {
-    const Bytes& b = it.tensor->data;
-    if (const MappedFile* src = b.mapped_file())
-      out.CopyFrom(src->fd(), b.file_offset(), b.data(), b.size());  // in-kernel, no page-in here
-    else
+  // Views of one mapped file that follow each other there as they do here (the usual case when
+  // the input already is safetensors in this order: every tensor) are copied as one range, in the
+  // kernel and without bringing the pages into this process: one copy_file_range per run, not per
+  // tensor (a 100,000-node graph has ~70,000 small weights).
+  for (size_t i = 0; i < items.size();) {
+    const Bytes& b = items[i].tensor->data;
+    const MappedFile* src = b.mapped_file();
+    if (!src) {
       out.Write(b.data(), b.size());
+      ++i;
+      continue;
+    }
+    uint64_t run = b.size();
+    size_t j = i + 1;
+    for (; j < items.size(); ++j) {
+      const Bytes& next = items[j].tensor->data;
+      if (next.mapped_file() != src || next.file_offset() != b.file_offset() + run) break;
+      run += next.size();
+    }
+    out.CopyFrom(src->fd(), b.file_offset(), b.data(), run);
+    i = j;
   }
   out.Commit();
 }

@@ -176,7 +176,7 @@ def test_node_limit_refuses_a_million_node_graph_while_parsing(tmp_path):
         proc, peak_kib = run_measured(*args)
         assert proc.returncode == 1, proc.stderr
         assert ("million.json: nodes[250000]: the graph has more than 250000 nodes, the limit (generating it "
-                "needs about 20 KB of memory per node; raise the limit with --max-nodes N)") in proc.stderr
+                "needs about 7 KB of memory per node; raise the limit with --max-nodes N)") in proc.stderr
         assert 0 < peak_kib < 1024 * 1024, peak_kib  # the 230 MB text, not a multi-GB tree
     assert not (tmp_path / "out").exists()
     small = tmp_path / "small.json"
