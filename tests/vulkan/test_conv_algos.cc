@@ -26,13 +26,6 @@ struct AlgoCase {
   std::array<int64_t, 2> dil = {1, 1};
 };
 
-std::vector<float> Activate(std::vector<float> v, const ops::Activation& a) {
-  if (a.enabled) {
-    for (float& x : v) x = std::min(std::max(x, a.min), a.max);
-  }
-  return v;
-}
-
 // Runs one case; `constant` marks the weights constant (Program::MarkConstant) as Model does.
 void RunCase(msc_vk::Context& ctx, const AlgoCase& c, uint32_t seed, bool constant,
              size_t dispatches, const std::string& row) {
@@ -42,8 +35,8 @@ void RunCase(msc_vk::Context& ctx, const AlgoCase& c, uint32_t seed, bool consta
   const auto wd = vkt::Random(msc_vk::NumElements(c.w), seed + 1);
   const auto bd = c.bias ? vkt::Random(c.w[0], seed + 2) : std::vector<float>{};
   Shape ys;
-  const auto expect =
-      Activate(ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys), c.act);
+  const auto expect = vkt::Activate(
+      ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys), c.act);
   msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", c.w, wd), y = ar.Alloc(c.name, ys);
   msc_vk::Program p(ctx);
   // Before any kernel: the query pool is sized when the program is finalized (it was sized here,

@@ -20,13 +20,6 @@ struct ConvCase {
   ops::Activation act;
 };
 
-std::vector<float> Activate(std::vector<float> v, const ops::Activation& a) {
-  if (a.enabled) {
-    for (float& x : v) x = std::min(std::max(x, a.min), a.max);
-  }
-  return v;
-}
-
 void RunConv(msc_vk::Context& ctx, const ConvCase& c, uint32_t seed) {
   INFO("case " << c.name);
   vkt::Arena ar(ctx);
@@ -34,8 +27,8 @@ void RunConv(msc_vk::Context& ctx, const ConvCase& c, uint32_t seed) {
   const auto wd = vkt::Random(msc_vk::NumElements(c.w), seed + 1);
   const auto bd = c.bias ? vkt::Random(c.w[0], seed + 2) : std::vector<float>{};
   Shape ys;
-  const auto expect =
-      Activate(ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys), c.act);
+  const auto expect = vkt::Activate(
+      ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys), c.act);
   msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", c.w, wd), y = ar.Alloc(c.name, ys);
   msc_vk::Program p(ctx);
   ops::Conv2dAttrs a{c.stride, c.pad, c.dil, c.groups, c.act};

@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -44,6 +45,13 @@ void ExpectNoValidationMessages(msc_vk::Context& ctx) {
   for (const std::string& m : msgs) MESSAGE("validation: " << m);
   CHECK(msgs.size() == 0);
   ctx.ClearMessages();
+}
+
+std::vector<float> Activate(std::vector<float> v, const msc_vk::ops::Activation& a) {
+  if (a.enabled) {
+    for (float& x : v) x = std::min(std::max(x, a.min), a.max);
+  }
+  return v;
 }
 
 std::vector<float> Random(size_t n, uint32_t seed, float lo, float hi) {
