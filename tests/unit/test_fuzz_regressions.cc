@@ -275,6 +275,28 @@ TEST_CASE("fuzz onnx: Gemm-6 with a 1-D input is an error, not a crash in ONNX's
   }
 }
 
+// fuzz_onnx (long run): GRU at opset 6 with a 1-D X. ONNX 1.12's RNNShapeInference1 (GRU-3,
+// RNN-1, LSTM-1) reads dims 0 and 1 of X without checking its rank: SIGSEGV. The importer now
+// rejects op types it has no converter for (and cannot fold) before it runs ONNX's shape
+// inference, so only audited inference functions see a model; the error lists them all.
+TEST_CASE("fuzz onnx: an unsupported op type is reported before ONNX's shape inference runs") {
+  namespace ox = msc::frontend::onnx_import;
+  msc_test::OnnxModel m(6);
+  m.Input("x", {1});
+  m.Input("w", {1});
+  m.Input("r", {1});
+  m.Node("GRU", {"x", "w", "r"}, {"y"});
+  m.Node("Neg", {"y"}, {"z"});
+  m.Node("RNN", {"z", "w", "r"}, {"u"});
+  m.Output("u", {1});
+  const std::string path = m.Save();
+  const std::string what = MscError([&] { ox::ImportOnnx(path); });
+  CAPTURE(what);
+  CHECK(what.rfind(path + ": 2 unsupported ONNX op types (opset 6):", 0) == 0);
+  CHECK(what.find("\n  GRU: node 'y'") != std::string::npos);
+  CHECK(what.find("\n  RNN: node 'u'") != std::string::npos);
+}
+
 // fuzz_graph: a graph output "sum_2:00" (index written with a leading zero). Validate resolved it
 // through SplitTensorName to output 0 of node "sum_2" and accepted it, but the tensor is named
 // "sum_2:0", so BuildContext's lookup by name threw std::out_of_range (map::at) in `generate`.

@@ -96,57 +96,79 @@ void CheckUtf8(const std::string& path, const onnx::GraphProto& graph) {
   }
 }
 
+/// Rank of input `k` of the node under inference: -1 when the input is absent or its shape unknown.
+int InputRank(onnx::InferenceContext& ctx, size_t k) {
+  if (k >= ctx.getNumInputs()) return -1;
+  const onnx::TypeProto* t = ctx.getInputType(k);
+  if (t == nullptr || !t->has_tensor_type() || !t->tensor_type().has_shape()) return -1;
+  return t->tensor_type().shape().dim_size();
+}
+
+/// Whether inputs `inputs` of the node under inference, where their shape is known, have rank
+/// `rank` (`at_least`: rank `rank` or more).
+bool InputRanks(onnx::InferenceContext& ctx, std::initializer_list<size_t> inputs, int rank,
+                bool at_least = false) {
+  for (size_t k : inputs) {
+    const int r = InputRank(ctx, k);
+    if (r >= 0 && (at_least ? r < rank : r != rank)) return false;
+  }
+  return true;
+}
+
 /// The schema registry handed to ONNX's shape inference: ONNX's own schemas, except that the
-/// inference functions of ONNX 1.12 that index input dims without checking the input's rank get
-/// that check in front (found by tests/fuzz/fuzz_onnx: Gemm-6 with a 1-D B read dim 1 of B out
-/// of bounds and crashed in TensorShapeProto_Dimension::MergeImpl). On a failed check the output
-/// type is left unknown, like any other inference that cannot conclude, and the converter then
-/// names the problem ("A and B must be 2-D"). Not thread-safe (its schema cache is a plain
-/// map): one process imports one model at a time.
+/// inference functions of ONNX 1.12 (Debian's libonnx) that read an input's dims without checking
+/// the input's rank get that check in front. Found by tests/fuzz/fuzz_onnx: Gemm-6 with a 1-D B
+/// read dim 1 of B out of bounds (crash in TensorShapeProto_Dimension::MergeImpl); GRU-3 with a
+/// 1-D X read dim 1 of X (SEGV in RNNShapeInference1, onnx/defs/rnn/old.cc). On a failed check
+/// the output type is left unknown, like any other inference that cannot conclude, and the
+/// converter then names the problem ("A and B must be 2-D"). Only op types the importer takes
+/// reach shape inference (Importer::CheckOpTypes), so the table covers those. Not thread-safe
+/// (its schema cache is a plain map): one process imports one model at a time.
 class GuardedSchemas final : public onnx::ISchemaRegistry {
  public:
   const onnx::OpSchema* GetSchema(const std::string& key, const int max_version,
                                   const std::string& domain) const override {
     const onnx::OpSchema* s =
         onnx::OpSchemaRegistry::Instance()->GetSchema(key, max_version, domain);
-    if (s == nullptr) return s;
-    // (op type, schema versions before `until`) -> inputs that must have `rank`.
-    struct Guard {
-      const char* op;
-      int until;
-      std::vector<int> inputs;
-      int rank;
-    };
-    static const Guard kGuards[] = {
-        {"Gemm", 7, {0, 1}, 2},  // onnx/defs/math/old.cc Gemm-1/6; Gemm-7 checks the rank itself
-    };
-    for (const Guard& g : kGuards) {
-      if (s->Name() != g.op || !(domain.empty() || domain == "ai.onnx") ||
-          s->SinceVersion() >= g.until)
-        continue;
-      const std::string cache_key = key + "@" + std::to_string(s->SinceVersion());
-      auto it = patched_.find(cache_key);
-      if (it == patched_.end()) {
-        onnx::OpSchema copy = *s;
-        copy.TypeAndShapeInferenceFunction(
-            [inner = s->GetTypeAndShapeInferenceFunction(), g](onnx::InferenceContext& ctx) {
-              for (int k : g.inputs) {
-                if (static_cast<size_t>(k) >= ctx.getNumInputs()) return;
-                const onnx::TypeProto* t = ctx.getInputType(k);
-                if (t != nullptr && t->has_tensor_type() && t->tensor_type().has_shape() &&
-                    t->tensor_type().shape().dim_size() != g.rank)
-                  return;
-              }
-              if (inner) inner(ctx);
-            });
-        it = patched_.emplace(cache_key, std::move(copy)).first;
-      }
-      return &it->second;
+    if (s == nullptr || !(domain.empty() || domain == "ai.onnx")) return s;
+    const Guard* guard = nullptr;
+    for (const Guard& g : Guards())
+      if (s->Name() == g.op && s->SinceVersion() >= g.from && s->SinceVersion() < g.until)
+        guard = &g;
+    if (guard == nullptr) return s;
+    const std::string cache_key = key + "@" + std::to_string(s->SinceVersion());
+    auto it = patched_.find(cache_key);
+    if (it == patched_.end()) {
+      onnx::OpSchema copy = *s;
+      copy.TypeAndShapeInferenceFunction(
+          [inner = s->GetTypeAndShapeInferenceFunction(), ok = guard->ok](
+              onnx::InferenceContext& ctx) {
+            if (ok(ctx) && inner) inner(ctx);
+          });
+      it = patched_.emplace(cache_key, std::move(copy)).first;
     }
-    return s;
+    return &it->second;
   }
 
  private:
+  /// Schemas `op` with since_version in [from, until) run their inference only when `ok`.
+  struct Guard {
+    const char* op;
+    int from, until;
+    bool (*ok)(onnx::InferenceContext&);
+  };
+  static const std::vector<Guard>& Guards() {
+    static const std::vector<Guard> kGuards = {
+        // onnx/defs/math/old.cc Gemm-1/6 (Gemm-7 checks the rank itself).
+        {"Gemm", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0, 1}, 2); }},
+        // onnx/defs/rnn/old.cc RNNShapeInference1 (RNN-1, LSTM-1, GRU-3) reads X dims 0 and 1.
+        {"RNN", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0}, 3); }},
+        {"GRU", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0}, 3); }},
+        {"LSTM", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0}, 3); }},
+    };
+    return kGuards;
+  }
+
   mutable std::map<std::string, onnx::OpSchema> patched_;
 };
 
@@ -284,6 +306,7 @@ class Importer {
   void InferAndFold();
   void ReadValueTypes();
   std::optional<std::vector<Tensor>> TryFold(const onnx::NodeProto& node);
+  void CheckOpTypes(bool before_folding) const;
   void AddInputs();
   void ConvertNodes();
   void AddOutputs();
@@ -590,14 +613,20 @@ void Importer::AddInputs() {
   }
 }
 
-void Importer::ConvertNodes() {
+/// Throws one error listing every op type of the graph that has no converter, with its nodes.
+/// Before constant folding (`before_folding`) an op type the folder evaluates also passes, since
+/// its nodes may fold away; the check then runs before ONNX's shape inference, so that only the
+/// inference functions of op types the importer takes (audited, see GuardedSchemas) ever see the
+/// model.
+void Importer::CheckOpTypes(bool before_folding) const {
   const ConverterMap& converters = Converters();
-  // Every op type without a converter, with its nodes, in one error.
   std::map<std::string, std::vector<std::string>> missing;
   for (int i = 0; i < model_.graph().node_size(); ++i) {
     const onnx::NodeProto& node = model_.graph().node(i);
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    if (default_domain && converters.count(node.op_type())) continue;
+    if (default_domain &&
+        (converters.count(node.op_type()) || (before_folding && CanFold(node.op_type()))))
+      continue;
     const std::string type =
         default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
     // A node may have neither name nor outputs (found by tests/fuzz/fuzz_onnx): its position.
@@ -616,6 +645,11 @@ void Importer::ConvertNodes() {
     }
     throw Error(msg);
   }
+}
+
+void Importer::ConvertNodes() {
+  CheckOpTypes(/*before_folding=*/false);
+  const ConverterMap& converters = Converters();
   std::vector<std::string> problems;
   for (const auto& node : model_.graph().node()) {
     bool skip = false;
@@ -662,6 +696,7 @@ void Importer::AddOutputs() {
 ImportResult Importer::Run() {
   Load();
   ApplyInputShapes();
+  CheckOpTypes(/*before_folding=*/true);
   InferAndFold();
   result_.graph.name = model_.graph().name().empty() ? "main" : model_.graph().name();
   result_.graph.source = path_;
