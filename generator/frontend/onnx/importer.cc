@@ -140,11 +140,10 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
     auto it = patched_.find(cache_key);
     if (it == patched_.end()) {
       onnx::OpSchema copy = *s;
-      copy.TypeAndShapeInferenceFunction(
-          [inner = s->GetTypeAndShapeInferenceFunction(), ok = guard->ok](
-              onnx::InferenceContext& ctx) {
-            if (ok(ctx) && inner) inner(ctx);
-          });
+      copy.TypeAndShapeInferenceFunction([inner = s->GetTypeAndShapeInferenceFunction(),
+                                          ok = guard->ok](onnx::InferenceContext& ctx) {
+        if (ok(ctx) && inner) inner(ctx);
+      });
       it = patched_.emplace(cache_key, std::move(copy)).first;
     }
     return &it->second;
@@ -160,7 +159,10 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
   static const std::vector<Guard>& Guards() {
     static const std::vector<Guard> kGuards = {
         // onnx/defs/math/old.cc Gemm-1/6 (Gemm-7 checks the rank itself).
-        {"Gemm", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0, 1}, 2); }},
+        {"Gemm", 1, 7,
+         [](onnx::InferenceContext& c) {
+           return InputRanks(c, {0, 1}, 2);
+         }},
         // onnx/defs/rnn/old.cc RNNShapeInference1 (RNN-1, LSTM-1, GRU-3) reads X dims 0 and 1.
         {"RNN", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0}, 3); }},
         {"GRU", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0}, 3); }},
