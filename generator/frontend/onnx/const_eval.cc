@@ -8,6 +8,7 @@
 #include <set>
 
 #include "generator/common/error.h"
+#include "generator/common/float16.h"
 #include "generator/frontend/onnx/node_attrs.h"
 #include "generator/frontend/onnx/tensor_proto.h"
 #include "generator/ir/attr_format.h"
@@ -37,7 +38,11 @@ struct Arr {
 /// Product of the dims; INT64_MAX when a dim is negative or the product overflows int64, so that
 /// every "Numel(shape) > kMaxFoldElements" check refuses such shapes (shapes of folded values come
 /// from the model's constants; found by tests/fuzz/fuzz_onnx).
+/// A 0 dim makes the product 0 wherever it is, even after dims whose product overflows.
 int64_t Numel(const std::vector<int64_t>& shape) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end() &&
+      std::none_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
+    return 0;
   int64_t n = 1;
   for (int64_t d : shape)
     if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
@@ -82,10 +87,13 @@ void CopyElem(Arr& r, int64_t k, const Arr& a, int64_t src_k) {
     Set(r, k, a.at(src_k));
 }
 
+/// Row-major strides (elements) of `shape`. They fit in int64 whenever the element count does,
+/// except for a tensor with no elements, whose other dims may multiply past int64 (found by
+/// tests/fuzz/fuzz_onnx: signed overflow); such a tensor is never indexed, its strides read 0.
 std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    s[d] = s[d + 1] * shape[d + 1];
+    if (__builtin_mul_overflow(s[d + 1], shape[d + 1], &s[d])) s[d] = 0;
   return s;
 }
 
@@ -302,33 +310,6 @@ std::optional<std::vector<int64_t>> TensorInts(const Tensor& t) {
   return v;
 }
 
-namespace {
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    if (man == 0) {
-      bits = sign;
-    } else {  // subnormal: normalize
-      int e = -1;
-      uint32_t m = man;
-      do {
-        ++e;
-        m <<= 1;
-      } while ((m & 0x400u) == 0);
-      bits = sign | ((127 - 15 - e) << 23) | ((m & 0x3ffu) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-}  // namespace
-
 std::vector<double> TensorDoubles(const Tensor& t) {
   if (auto ints = TensorInts(t)) return {ints->begin(), ints->end()};
   const int64_t item = weights::DtypeItemSize(t.dtype);
@@ -404,6 +385,12 @@ Tensor MakeTensor(const std::string& dtype, const std::vector<int64_t>& shape,
     } else if (dtype == "float32") {
       float y = static_cast<float>(values[k]);
       std::memcpy(p, &y, 4);
+    } else if (dtype == "float16" || dtype == "bfloat16") {
+      // Through float, each step rounding to nearest even: exact for the float attributes and
+      // small integers converters write; a double result of folding may round twice.
+      const float y = static_cast<float>(values[k]);
+      const uint16_t h = dtype == "float16" ? FloatToHalf(y) : FloatToBfloat16(y);
+      std::memcpy(p, &h, 2);
     } else {
       throw Error("internal: MakeTensor does not write " + dtype);
     }

@@ -16,6 +16,7 @@
 #include "generator/common/utf8.h"
 #include "generator/frontend/onnx/const_eval.h"
 #include "generator/frontend/onnx/convert.h"
+#include "generator/frontend/onnx/inference_guard.h"
 #include "generator/frontend/onnx/onnx_import.h"
 #include "generator/frontend/onnx/tensor_proto.h"
 #include "generator/ir/attr_format.h"
@@ -95,84 +96,6 @@ void CheckUtf8(const std::string& path, const onnx::GraphProto& graph) {
     }
   }
 }
-
-/// Rank of input `k` of the node under inference: -1 when the input is absent or its shape unknown.
-int InputRank(onnx::InferenceContext& ctx, size_t k) {
-  if (k >= ctx.getNumInputs()) return -1;
-  const onnx::TypeProto* t = ctx.getInputType(k);
-  if (t == nullptr || !t->has_tensor_type() || !t->tensor_type().has_shape()) return -1;
-  return t->tensor_type().shape().dim_size();
-}
-
-/// Whether inputs `inputs` of the node under inference, where their shape is known, have rank
-/// `rank` (`at_least`: rank `rank` or more).
-bool InputRanks(onnx::InferenceContext& ctx, std::initializer_list<size_t> inputs, int rank,
-                bool at_least = false) {
-  for (size_t k : inputs) {
-    const int r = InputRank(ctx, k);
-    if (r >= 0 && (at_least ? r < rank : r != rank)) return false;
-  }
-  return true;
-}
-
-/// The schema registry handed to ONNX's shape inference: ONNX's own schemas, except that the
-/// inference functions of ONNX 1.12 (Debian's libonnx) that read an input's dims without checking
-/// the input's rank get that check in front. Found by tests/fuzz/fuzz_onnx: Gemm-6 with a 1-D B
-/// read dim 1 of B out of bounds (crash in TensorShapeProto_Dimension::MergeImpl); GRU-3 with a
-/// 1-D X read dim 1 of X (SEGV in RNNShapeInference1, onnx/defs/rnn/old.cc). On a failed check
-/// the output type is left unknown, like any other inference that cannot conclude, and the
-/// converter then names the problem ("A and B must be 2-D"). Only op types the importer takes
-/// reach shape inference (Importer::CheckOpTypes), so the table covers those. Not thread-safe
-/// (its schema cache is a plain map): one process imports one model at a time.
-class GuardedSchemas final : public onnx::ISchemaRegistry {
- public:
-  const onnx::OpSchema* GetSchema(const std::string& key, const int max_version,
-                                  const std::string& domain) const override {
-    const onnx::OpSchema* s =
-        onnx::OpSchemaRegistry::Instance()->GetSchema(key, max_version, domain);
-    if (s == nullptr || !(domain.empty() || domain == "ai.onnx")) return s;
-    const Guard* guard = nullptr;
-    for (const Guard& g : Guards())
-      if (s->Name() == g.op && s->SinceVersion() >= g.from && s->SinceVersion() < g.until)
-        guard = &g;
-    if (guard == nullptr) return s;
-    const std::string cache_key = key + "@" + std::to_string(s->SinceVersion());
-    auto it = patched_.find(cache_key);
-    if (it == patched_.end()) {
-      onnx::OpSchema copy = *s;
-      copy.TypeAndShapeInferenceFunction([inner = s->GetTypeAndShapeInferenceFunction(),
-                                          ok = guard->ok](onnx::InferenceContext& ctx) {
-        if (ok(ctx) && inner) inner(ctx);
-      });
-      it = patched_.emplace(cache_key, std::move(copy)).first;
-    }
-    return &it->second;
-  }
-
- private:
-  /// Schemas `op` with since_version in [from, until) run their inference only when `ok`.
-  struct Guard {
-    const char* op;
-    int from, until;
-    bool (*ok)(onnx::InferenceContext&);
-  };
-  static const std::vector<Guard>& Guards() {
-    static const std::vector<Guard> kGuards = {
-        // onnx/defs/math/old.cc Gemm-1/6 (Gemm-7 checks the rank itself).
-        {"Gemm", 1, 7,
-         [](onnx::InferenceContext& c) {
-           return InputRanks(c, {0, 1}, 2);
-         }},
-        // onnx/defs/rnn/old.cc RNNShapeInference1 (RNN-1, LSTM-1, GRU-3) reads X dims 0 and 1.
-        {"RNN", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0}, 3); }},
-        {"GRU", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0}, 3); }},
-        {"LSTM", 1, 7, [](onnx::InferenceContext& c) { return InputRanks(c, {0}, 3); }},
-    };
-    return kGuards;
-  }
-
-  mutable std::map<std::string, onnx::OpSchema> patched_;
-};
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -524,8 +447,7 @@ void Importer::InferAndFold() {
   for (int iteration = 0; iteration < 64; ++iteration) {
     try {
       onnx::ShapeInferenceOptions opts(false, 0, true);
-      static GuardedSchemas schemas;
-      onnx::shape_inference::InferShapes(model_, &schemas, opts);
+      onnx::shape_inference::InferShapes(model_, GuardedSchemaRegistry(), opts);
     } catch (const std::exception& e) {
       throw Error(path_ + ": ONNX shape inference failed: " + std::string(e.what()));
     }
@@ -618,7 +540,7 @@ void Importer::AddInputs() {
 /// Throws one error listing every op type of the graph that has no converter, with its nodes.
 /// Before constant folding (`before_folding`) an op type the folder evaluates also passes, since
 /// its nodes may fold away; the check then runs before ONNX's shape inference, so that only the
-/// inference functions of op types the importer takes (audited, see GuardedSchemas) ever see the
+/// inference functions of op types the importer takes (audited, see inference_guard.h) ever see the
 /// model.
 void Importer::CheckOpTypes(bool before_folding) const {
   const ConverterMap& converters = Converters();
@@ -698,6 +620,7 @@ void Importer::AddOutputs() {
 ImportResult Importer::Run() {
   Load();
   ApplyInputShapes();
+  CheckDeclarations(path_, model_.graph());
   CheckOpTypes(/*before_folding=*/true);
   InferAndFold();
   result_.graph.name = model_.graph().name().empty() ? "main" : model_.graph().name();

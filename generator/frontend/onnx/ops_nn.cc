@@ -510,6 +510,8 @@ void Pad(C& c) {
 void DepthSpace(C& c, bool to_space) {
   const int64_t bs = c.attrs.Int("blocksize", 0);
   if (bs < 1) c.Fail("blocksize must be >= 1");
+  int64_t bs2 = 0;  // blocksize^2 wrapped to 0 for multiples of 2^32: SIGFPE below
+  if (__builtin_mul_overflow(bs, bs, &bs2)) c.Fail("blocksize " + Str(bs) + " is too large");
   std::string batch;
   const std::vector<int64_t> s = BatchSymbolicShape(c, 0, c.node.op_type(), &batch);
   if (s.size() != 4) c.Fail("input must be 4-D NCHW");
@@ -517,8 +519,8 @@ void DepthSpace(C& c, bool to_space) {
   std::vector<int64_t> split, perm, out;
   if (to_space) {
     const std::string mode = c.opset >= 11 ? c.attrs.Str("mode", "DCR") : "DCR";
-    if (ch % (bs * bs) != 0) c.Fail("channels " + Str(ch) + " are not a multiple of blocksize^2");
-    const int64_t oc = ch / (bs * bs);
+    if (ch % bs2 != 0) c.Fail("channels " + Str(ch) + " are not a multiple of blocksize^2");
+    const int64_t oc = ch / bs2;
     if (mode == "DCR") {
       split = {b, bs, bs, oc, h, w};
       perm = {0, 3, 4, 1, 5, 2};
@@ -528,13 +530,18 @@ void DepthSpace(C& c, bool to_space) {
     } else {
       c.Fail("mode '" + mode + "' is not DCR or CRD");
     }
-    out = {b, oc, h * bs, w * bs};
+    int64_t oh = 0, ow = 0;
+    if (__builtin_mul_overflow(h, bs, &oh) || __builtin_mul_overflow(w, bs, &ow))
+      c.Fail("the output dims overflow int64");
+    out = {b, oc, oh, ow};
   } else {
     if (h % bs != 0 || w % bs != 0)
       c.Fail("spatial dims " + Str(h) + "x" + Str(w) + " are not multiples of blocksize");
     split = {b, ch, h / bs, bs, w / bs, bs};
     perm = {0, 3, 5, 1, 2, 4};
-    out = {b, ch * bs * bs, h / bs, w / bs};
+    int64_t oc = 0;
+    if (__builtin_mul_overflow(ch, bs2, &oc)) c.Fail("the output channels overflow int64");
+    out = {b, oc, h / bs, w / bs};
   }
   std::string t = Reshape(c, c.T(0), split, PrimsOf(split, batch));
   t = Permute(c, t, perm);
