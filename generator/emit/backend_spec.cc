@@ -107,9 +107,27 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
         }
       }
     } else if (key == "fuse_epilogues") {
-      for (const auto& [k, list] : r.Map(v, "fuse_epilogues", {"producers", "epilogues"}))
-        (k == "producers" ? spec.fuse_producers : spec.fuse_epilogues) =
-            r.StrList(list, "fuse_epilogues." + k);
+      const auto entries =
+          r.Map(v, "fuse_epilogues", {"producers", "epilogues", "residual", "residual_producers"});
+      for (const auto& [k, list] : entries) {
+        std::vector<std::string>& field = k == "producers"   ? spec.fuse_producers
+                                          : k == "epilogues" ? spec.fuse_epilogues
+                                          : k == "residual"  ? spec.fuse_residual
+                                                             : spec.fuse_residual_producers;
+        field = r.StrList(list, "fuse_epilogues." + k);
+      }
+      // A residual add is fused with the act after it, which only producers that take an epilogue
+      // can run; and a residual fusion needs both lists.
+      if (spec.fuse_residual.empty() != spec.fuse_residual_producers.empty())
+        r.Fail(v, "fuse_epilogues.residual and fuse_epilogues.residual_producers go together");
+      for (const auto& [k, list] : entries) {
+        if (k != "residual_producers") continue;
+        for (const auto& p : spec.fuse_residual_producers)
+          if (std::find(spec.fuse_producers.begin(), spec.fuse_producers.end(), p) ==
+              spec.fuse_producers.end())
+            r.Fail(list, "fuse_epilogues.residual_producers: '" + p +
+                             "' is not in fuse_epilogues.producers");
+      }
     } else if (key == "files" || key == "copy") {
       if (!v.IsSequence()) r.Fail(v, key + " must be a list");
       const bool is_files = key == "files";

@@ -35,6 +35,10 @@ struct BackendSpec {
   std::vector<std::string> memory_alias;    ///< optypes whose outputs share their input's bytes.
   std::vector<std::string> fuse_producers;  ///< optypes that can absorb an elementwise epilogue...
   std::vector<std::string> fuse_epilogues;  ///< ...of these optypes (e.g. nn.relu, clip).
+  /// Residual adds (e.g. add) folded into a producer of fuse_residual_producers (a subset of
+  /// fuse_producers) as y = act(producer(...) + residual); see FuseEpilogues (context.h).
+  std::vector<std::string> fuse_residual;
+  std::vector<std::string> fuse_residual_producers;
   /// Graph passes run before the context is built, in order (passes::PassNames()).
   std::vector<std::string> passes;
 

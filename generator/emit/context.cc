@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -22,44 +23,105 @@ using tmpl::ValueList;
 
 // ---- epilogue fusion and memory plan on plain records (shared by Context and the JSON API) ----
 
+/// What FuseEpilogues reads of one node output.
+struct FuseTensor {
+  const std::string* name = nullptr;
+  const std::string* dtype = nullptr;
+  const std::vector<int64_t>* shape = nullptr;
+  bool graph_input = false;
+};
+
 /// What FuseEpilogues reads of one node.
 struct FuseNode {
   const std::string* name = nullptr;
   const std::string* optype = nullptr;
-  size_t n_outputs = 0;
-  const std::string* out_name = nullptr;  // outputs[0]
-  bool out_graph_output = false;
+  std::vector<FuseTensor> outputs;
+  bool out_graph_output = false;              // outputs[0]
   std::vector<const std::string*> consumers;  // of outputs[0]: node names
-  size_t n_inputs = 0;
-  const std::string* in0_name = nullptr;  // inputs[0]
+  std::vector<const std::string*> inputs;     // tensor names
 };
 
-/// Returns, per node, the consumer fused into it (or -1) and, per node, the producer it was fused
-/// into (or -1). See FuseEpilogues in context.h.
-void FuseCore(const std::vector<FuseNode>& nodes, const std::vector<std::string>& producers,
-              const std::vector<std::string>& epilogues, std::vector<long long>* epilogue_of,
-              std::vector<long long>* fused_into) {
+/// FuseCore's result for one node.
+struct Fusion {
+  long long epilogue = -1;      // the relu/clip consumer run as this node's epilogue
+  long long residual_add = -1;  // the add consumer run as this node's residual
+  size_t residual_input = 0;    // which input of residual_add is the residual
+  long long into = -1;          // the producer this node was fused into
+  size_t alias_input = 0;       // fused nodes: the input whose bytes the output shares
+};
+
+/// Epilogue and residual fusion, per node (see FuseEpilogues in context.h).
+std::vector<Fusion> FuseCore(const std::vector<FuseNode>& nodes,
+                             const std::vector<std::string>& producers,
+                             const std::vector<std::string>& epilogues,
+                             const std::vector<std::string>& residual,
+                             const std::vector<std::string>& residual_producers) {
   auto in = [](const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
   };
-  epilogue_of->assign(nodes.size(), -1);
-  fused_into->assign(nodes.size(), -1);
+  std::vector<Fusion> f(nodes.size());
   std::unordered_map<std::string_view, size_t> position;  // the last node of a name, as a map
   for (size_t i = 0; i < nodes.size(); ++i) position[*nodes[i].name] = i;
+  // Node output name -> (node, output index); only needed for residual fusion.
+  std::unordered_map<std::string_view, std::pair<size_t, size_t>> tensor_at;
+  if (!residual.empty())
+    for (size_t i = 0; i < nodes.size(); ++i)
+      for (size_t k = 0; k < nodes[i].outputs.size(); ++k)
+        tensor_at[*nodes[i].outputs[k].name] = {i, k};
+  auto node_at = [&](const std::string* name) {
+    auto pos = position.find(*name);
+    if (pos == position.end()) throw std::out_of_range("fusion: unknown consumer node");
+    return pos->second;
+  };
+  // `e` is a relu/clip taking the tensor `t` as its only input, not fused yet.
+  auto is_epilogue = [&](size_t e, const std::string& t) {
+    const FuseNode& n = nodes[e];
+    return in(epilogues, *n.optype) && n.inputs.size() == 1 && *n.inputs[0] == t && f[e].into < 0;
+  };
   for (size_t i = 0; i < nodes.size(); ++i) {
     const FuseNode& node = nodes[i];
-    if (!in(producers, *node.optype) || node.n_outputs != 1) continue;
+    const bool producer = in(producers, *node.optype);
+    const bool residual_producer = in(residual_producers, *node.optype);
+    if ((!producer && !residual_producer) || node.outputs.size() != 1) continue;
     if (node.out_graph_output || node.consumers.size() != 1) continue;
-    auto pos = position.find(*node.consumers[0]);
-    if (pos == position.end()) throw std::out_of_range("fusion: unknown consumer node");
-    const size_t c = pos->second;
+    const FuseTensor& y = node.outputs[0];
+    const size_t c = node_at(node.consumers[0]);
     const FuseNode& consumer = nodes[c];
-    if (!in(epilogues, *consumer.optype) || consumer.n_inputs != 1 ||
-        *consumer.in0_name != *node.out_name || (*fused_into)[c] >= 0)
+    if (f[c].into >= 0) continue;
+    if (producer && is_epilogue(c, *y.name)) {
+      f[i].epilogue = static_cast<long long>(c);
+      f[c].into = static_cast<long long>(i);
       continue;
-    (*epilogue_of)[i] = static_cast<long long>(c);
-    (*fused_into)[c] = static_cast<long long>(i);
+    }
+    // y = producer(...) + r, exactly two inputs, y's shape and dtype (no broadcasting), r not y.
+    if (!residual_producer || !in(residual, *consumer.optype) || consumer.inputs.size() != 2 ||
+        consumer.outputs.size() != 1)
+      continue;
+    const bool first = *consumer.inputs[0] == *y.name, second = *consumer.inputs[1] == *y.name;
+    if (first == second) continue;  // y + y (or, impossibly, y not read)
+    const size_t r = first ? 1 : 0;
+    auto rt = tensor_at.find(*consumer.inputs[r]);
+    if (rt == tensor_at.end()) continue;
+    const size_t rn = rt->second.first;
+    const FuseTensor& rten = nodes[rn].outputs[rt->second.second];
+    const FuseTensor& sum = consumer.outputs[0];
+    auto same = [&](const FuseTensor& a) { return *a.dtype == *y.dtype && *a.shape == *y.shape; };
+    if (!same(rten) || !same(sum)) continue;
+    // The producer runs at its own position: r must be there already. Graph inputs (the host
+    // writes them before the run) and constants (uploaded weights) always are.
+    if (!(rn < i || rten.graph_input || *nodes[rn].optype == "constant")) continue;
+    f[i].residual_add = static_cast<long long>(c);
+    f[i].residual_input = r;
+    f[c].into = static_cast<long long>(i);
+    f[c].alias_input = first ? 0 : 1;
+    // Then the relu/clip after the add, unless the sum must stay materialized (graph output).
+    if (consumer.out_graph_output || consumer.consumers.size() != 1) continue;
+    const size_t e = node_at(consumer.consumers[0]);
+    if (!in(producers, *node.optype) || !is_epilogue(e, *sum.name)) continue;
+    f[i].epilogue = static_cast<long long>(e);
+    f[e].into = static_cast<long long>(i);
   }
+  return f;
 }
 
 /// One node output as the memory plan sees it.
@@ -74,9 +136,11 @@ struct PlanNode {
   bool constant = false;  // optype "constant": a weight, not planned
   std::vector<PlanOut> outputs;
   std::vector<const std::string*> inputs;  // tensor names
-  bool alias = false;                      // alias optype or fused epilogue
+  bool alias = false;                      // alias optype or fused node
   bool get_item = false;                   // alias source is inputs[get_item_index]
   size_t get_item_index = 0;
+  bool fused = false;      // a fused node: its output shares the bytes of inputs[alias_input]
+  size_t alias_input = 0;  // (a residual add's may be its input 1)
 };
 
 struct PlanResult {
@@ -119,11 +183,14 @@ PlanResult PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
     while (items[x].parent != x) x = items[x].parent = items[items[x].parent].parent;
     return x;
   };
-  // Alias ops and fused epilogues: output k shares the bytes of input k (get_item: input[index]).
+  // Alias ops: output k shares the bytes of input k (get_item: input[index]); fused nodes: output
+  // 0 those of input alias_input.
   for (const PlanNode& node : nodes) {
     if (!node.alias) continue;
     for (size_t k = 0; k < node.outputs.size(); ++k) {
-      const size_t src_idx = node.get_item ? node.get_item_index : k;
+      const size_t src_idx = node.get_item ? node.get_item_index
+                             : node.fused  ? (k == 0 ? node.alias_input : SIZE_MAX)
+                                           : k;
       if (src_idx >= node.inputs.size()) continue;
       auto out = by_name.find(*node.outputs[k].name);
       auto src = by_name.find(*node.inputs[src_idx]);
@@ -270,6 +337,7 @@ struct Keys {
   Value attrs_raw = Value::Str("attrs_raw");
   Value weights = Value::Str("weights");
   Value fused_epilogue = Value::Str("fused_epilogue");
+  Value fused_residual = Value::Str("fused_residual");
   Value fused_into = Value::Str("fused_into");
   Value code = Value::Str("code");
   Value folded = Value::Str("folded");
@@ -420,25 +488,29 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     r.nbytes = numel < 0 ? -1 : numel * ir::MSCTensor::DtypeBytes(r.t->dtype);
   }
 
-  // 2. Epilogue fusion and the memory plan, on the records.
-  std::vector<long long> epilogue_of(n_nodes, -1), fused_into(n_nodes, -1);
+  // 2. Epilogue / residual fusion and the memory plan, on the records.
+  std::vector<Fusion> fusion(n_nodes);
   if (!spec.fuse_producers.empty()) {
     std::vector<FuseNode> fn(n_nodes);
     for (size_t i = 0; i < n_nodes; ++i) {
       const ir::MSCJoint& n = graph.nodes[i];
       fn[i].name = &n.name;
       fn[i].optype = &n.optype;
-      fn[i].n_outputs = n.outputs.size();
+      fn[i].outputs.reserve(outs[i].size());
+      for (size_t t : outs[i]) {
+        const TensorRec& o = tensors[t];
+        fn[i].outputs.push_back({&o.t->name, &o.t->dtype, &o.t->shape, o.graph_input});
+      }
       if (!outs[i].empty()) {
         const TensorRec& o = tensors[outs[i][0]];
-        fn[i].out_name = &o.t->name;
         fn[i].out_graph_output = o.graph_output;
         fn[i].consumers = o.consumers;
       }
-      fn[i].n_inputs = n.inputs.size();
-      if (!ins[i].empty()) fn[i].in0_name = &tensors[ins[i][0]].t->name;
+      fn[i].inputs.reserve(ins[i].size());
+      for (size_t t : ins[i]) fn[i].inputs.push_back(&tensors[t].t->name);
     }
-    FuseCore(fn, spec.fuse_producers, spec.fuse_epilogues, &epilogue_of, &fused_into);
+    fusion = FuseCore(fn, spec.fuse_producers, spec.fuse_epilogues, spec.fuse_residual,
+                      spec.fuse_residual_producers);
   }
   // Typed attrs, parsed once per distinct (opdef attr, string); per-optype facts once per optype.
   std::unordered_map<std::string_view, OptypeInfo> optype_info;
@@ -510,9 +582,11 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
         for (size_t t : outs[i]) pn[i].outputs.push_back({&tensors[t].t->name, 0, false, false});
       }
       for (size_t t : ins[i]) pn[i].inputs.push_back(&tensors[t].t->name);
+      pn[i].fused = fusion[i].into >= 0;
+      pn[i].alias_input = fusion[i].alias_input;
       pn[i].alias = std::find(spec.memory_alias.begin(), spec.memory_alias.end(), n.optype) !=
                         spec.memory_alias.end() ||
-                    fused_into[i] >= 0;
+                    pn[i].fused;
       if (n.optype == "get_item" && pn[i].alias) {
         pn[i].get_item = true;
         Value index;
@@ -615,7 +689,7 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     const OptypeInfo& info = optype_info.at(n.optype);
     if (optype_seen.insert(n.optype).second) optypes.push_back(n.optype);
     ValueDict& d = nodes_[i].items;
-    d.reserve(19);
+    d.reserve(20);
     d.emplace_back(K.index, Value::Int(n.index));
     d.emplace_back(K.name, Value::Str(n.name));
     d.emplace_back(K.ident, Value::Str(node_idents[i]));
@@ -642,8 +716,8 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     ValueDict w;
     for (const auto& [role, t] : node_weights[i]) Set(w, Value::Str(*role), tensors[t].value);
     d.emplace_back(K.weights, Value::Dict(std::move(w)));
-    if (epilogue_of[i] >= 0) {  // {name, ident, optype, attrs} of the consumer run as epilogue
-      const size_t c = static_cast<size_t>(epilogue_of[i]);
+    if (fusion[i].epilogue >= 0) {  // {name, ident, optype, attrs} of the consumer run as epilogue
+      const size_t c = static_cast<size_t>(fusion[i].epilogue);
       ValueDict e;
       e.emplace_back(K.name, Value::Str(graph.nodes[c].name));
       e.emplace_back(K.ident, Value::Str(node_idents[c]));
@@ -653,9 +727,18 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     } else {
       d.emplace_back(K.fused_epilogue, Value());
     }
+    // the residual added before the epilogue: the residual add's other input
+    d.emplace_back(
+        K.fused_residual,
+        fusion[i].residual_add >= 0
+            ? tensors[ins[static_cast<size_t>(fusion[i].residual_add)][fusion[i].residual_input]]
+                  .value
+            : Value());
     // the producer this node's computation was folded into
-    d.emplace_back(K.fused_into,
-                   Value::Str(fused_into[i] >= 0 ? graph.nodes[fused_into[i]].name : ""));
+    d.emplace_back(
+        K.fused_into,
+        Value::Str(fusion[i].into >= 0 ? graph.nodes[static_cast<size_t>(fusion[i].into)].name
+                                       : ""));
     code_at_ = d.size();
     d.emplace_back(K.code, Value());
     if (folded) {
@@ -763,52 +846,62 @@ const Json& ArrayField(const Json& obj, const char* key) {
 }  // namespace
 
 void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
-                   const std::vector<std::string>& epilogues) {
+                   const std::vector<std::string>& epilogues,
+                   const std::vector<std::string>& residual,
+                   const std::vector<std::string>& residual_producers) {
   Json& nodes = graph["nodes"];
   static const std::string kNoName;
+  std::deque<std::vector<int64_t>> shapes;  // FuseTensor::shape points here
   std::vector<FuseNode> fn(nodes.size());
+  auto str_or_empty = [](const Json& obj, const char* key) {
+    const std::string* s = StrField(obj, key);
+    return s ? s : &kNoName;
+  };
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Json& node = nodes[i];
-    const std::string* name = StrField(node, "name");
-    const std::string* optype = StrField(node, "optype");
-    fn[i].name = name ? name : &kNoName;
-    fn[i].optype = optype ? optype : &kNoName;
+    fn[i].name = str_or_empty(node, "name");
+    fn[i].optype = str_or_empty(node, "optype");
     const Json& outputs = ArrayField(node, "outputs");
-    fn[i].n_outputs = outputs.size();
+    for (const Json& t : outputs) {
+      shapes.emplace_back();
+      for (const Json& d : ArrayField(t, "shape"))
+        shapes.back().push_back(d.is_number_integer() ? d.get<int64_t>() : -1);
+      fn[i].outputs.push_back({str_or_empty(t, "name"), str_or_empty(t, "dtype"), &shapes.back(),
+                               BoolField(t, "is_graph_input")});
+    }
     if (!outputs.empty()) {
-      const std::string* out = StrField(outputs[0], "name");
-      fn[i].out_name = out ? out : &kNoName;
       fn[i].out_graph_output = BoolField(outputs[0], "is_graph_output");
       for (const Json& c : ArrayField(outputs[0], "consumers"))
         fn[i].consumers.push_back(c.is_string() ? &c.get_ref<const std::string&>() : &kNoName);
     }
-    const Json& inputs = ArrayField(node, "inputs");
-    fn[i].n_inputs = inputs.size();
-    if (!inputs.empty()) {
-      const std::string* in0 = StrField(inputs[0], "name");
-      fn[i].in0_name = in0 ? in0 : &kNoName;
-    }
+    for (const Json& t : ArrayField(node, "inputs"))
+      fn[i].inputs.push_back(str_or_empty(t, "name"));
   }
-  std::vector<long long> epilogue_of, fused_into;
-  FuseCore(fn, producers, epilogues, &epilogue_of, &fused_into);
+  const std::vector<Fusion> f = FuseCore(fn, producers, epilogues, residual, residual_producers);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (epilogue_of[i] < 0) continue;
     Json& node = nodes[i];
-    const Json& consumer = nodes[static_cast<size_t>(epilogue_of[i])];
-    node["fused_epilogue"] = {{"name", consumer["name"]},
-                              {"ident", consumer["ident"]},
-                              {"optype", consumer["optype"]},
-                              {"attrs", consumer["attrs"]}};
+    if (f[i].epilogue >= 0) {
+      const Json& consumer = nodes[static_cast<size_t>(f[i].epilogue)];
+      node["fused_epilogue"] = {{"name", consumer["name"]},
+                                {"ident", consumer["ident"]},
+                                {"optype", consumer["optype"]},
+                                {"attrs", consumer["attrs"]}};
+    }
+    if (f[i].residual_add >= 0)
+      node["fused_residual"] =
+          nodes[static_cast<size_t>(f[i].residual_add)]["inputs"][f[i].residual_input];
   }
   for (size_t i = 0; i < nodes.size(); ++i)
-    if (fused_into[i] >= 0)
-      nodes[i]["fused_into"] = nodes[static_cast<size_t>(fused_into[i])]["name"];
+    if (f[i].into >= 0) nodes[i]["fused_into"] = nodes[static_cast<size_t>(f[i].into)]["name"];
 }
 
 void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes) {
   Json& nodes = graph["nodes"];
   static const std::string kNoName;
   std::vector<PlanNode> pn(nodes.size());
+  std::unordered_map<std::string_view, size_t> by_name;  // node name -> index
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (const std::string* name = StrField(nodes[i], "name")) by_name[*name] = i;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Json& node = nodes[i];
     const std::string* optype_field = StrField(node, "optype");
@@ -840,9 +933,27 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
       pn[i].inputs.push_back(name ? name : &kNoName);
     }
     const std::string* fused = StrField(node, "fused_into");
+    pn[i].fused = fused && !fused->empty();
+    if (pn[i].fused) {
+      // The output shares the bytes of the input that is not the producer's residual (a residual
+      // add's producer output may be its input 1; an epilogue has one input).
+      auto p = by_name.find(*fused);
+      const Json* r = p == by_name.end() ? nullptr : &nodes[p->second];
+      auto res = r ? r->find("fused_residual") : node.end();
+      const std::string* res_name =
+          r && res != r->end() && res->is_object() ? StrField(*res, "name") : nullptr;
+      const Json& inputs = ArrayField(node, "inputs");
+      for (size_t k = 0; res_name && k < inputs.size(); ++k) {
+        const std::string* in = StrField(inputs[k], "name");
+        if (!in || *in != *res_name) {
+          pn[i].alias_input = k;
+          break;
+        }
+      }
+    }
     pn[i].alias =
         std::find(alias_optypes.begin(), alias_optypes.end(), optype) != alias_optypes.end() ||
-        (fused && !fused->empty());
+        pn[i].fused;
     if (optype == "get_item" && pn[i].alias) {
       pn[i].get_item = true;
       auto attrs = node.find("attrs");

@@ -9,6 +9,7 @@
 //             backend plans memory)}
 //   N (node): {index, name, ident, optype, ns, op, summary, parents:[str], inputs:[T],
 //             outputs:[T], attrs:{typed}, attrs_raw:{str}, weights:{role: T}, is_output:bool,
+//             fused_epilogue, fused_residual (T or none), fused_into,
 //             code:{section: rendered snippet}}
 //   T (tensor): {name, alias, dtype, layout, shape, prims, ndim, numel, nbytes, ident, producer,
 //             producer_ident, out_idx, dims:{axis letter: size}, consumers:[node names],
@@ -82,14 +83,32 @@ Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
 /// input), gets `fused_epilogue` = {name, ident, optype, attrs} of that consumer, and the consumer
 /// gets `fused_into` = the producer's name. Templates then emit the producer with the epilogue and
 /// nothing for the consumer; PlanMemory makes the consumer's output share the producer's bytes.
+///
+/// Residual fusion (issue 9): a node P whose optype is in `residual_producers`, with one output y
+/// that is not a graph output and whose only consumer is a node A of an optype in `residual`
+/// (e.g. add) with exactly two inputs and one output, y and R, where R is not y, R and A's output
+/// have y's dtype and shape exactly (no broadcasting), and R is ready when P runs (R's producer
+/// comes before P in node order, or R is a graph input or a constant's output): P gets
+/// `fused_residual` = R's tensor object (as in A's inputs) and A gets `fused_into` = P; templates
+/// emit P as act(P(...) + R) and nothing for A, whose output shares y's bytes (y is A's input 0 or
+/// 1). Then, when A's output is not a graph output (a graph output must keep the plain sum) and
+/// its only consumer E is an epilogue as above, E is fused into P too (`fused_epilogue` on P,
+/// `fused_into` = P on E). A matched by no rule stays as it is. The producer's position is where
+/// the fused nodes now compute, so nothing reads their outputs earlier (their consumers follow
+/// them). Nodes and tensors without a dtype/shape read as "" / [].
 void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
-                   const std::vector<std::string>& epilogues);
+                   const std::vector<std::string>& epilogues,
+                   const std::vector<std::string>& residual = {},
+                   const std::vector<std::string>& residual_producers = {});
 
 /// One arena for all activations (graph inputs, intermediates, graph outputs; not constants, which
 /// are weights). Each tensor lives from its producer to its last consumer; graph inputs from before
 /// the first node (the host writes them before the run), graph outputs to after the last. Outputs
-/// of `alias_optypes` nodes and of fused epilogues share their input's bytes (output k <- input k;
-/// get_item: input[index]); an alias group lives as long as its longest member. Greedy by size,
+/// of `alias_optypes` nodes share their input's bytes (output k <- input k; get_item:
+/// input[index]); those of fused nodes (`fused_into`) the bytes of their input that is not the
+/// producer's `fused_residual` (so a fused residual add's output is the producer's output, never
+/// the residual's: the producer reads R while it writes y, and R, live until the add's position,
+/// never shares y's bytes). An alias group lives as long as its longest member. Greedy by size,
 /// largest first, each block at the lowest `alignment`-aligned offset free for its whole lifetime.
 /// Adds `offset` to every planned tensor in the context and graph.memory = {alignment, peak_bytes,
 /// naive_bytes (each block at its own offset), lower_bound_bytes (the largest sum of aligned

@@ -43,6 +43,9 @@ const std::vector<FieldDoc>& NodeFieldDocs() {
       {"node.fused_epilogue", "null|{name, ident, optype, attrs}",
        "the elementwise consumer folded into this node (backend.yaml fuse_epilogues): emit it "
        "as this node's epilogue; null otherwise"},
+      {"node.fused_residual", "null|T",
+       "the residual R of an add folded into this node (backend.yaml fuse_epilogues.residual): "
+       "emit the node as epilogue(node + R), R of the output's shape and dtype; null otherwise"},
       {"node.fused_into", "str",
        "\"\" or the name of the producer this node was folded into (emit nothing for it: its "
        "output shares the producer's)"},

@@ -41,6 +41,13 @@ struct Activation {
 };
 
 // ---- convolution / GEMM ------------------------------------------------------------------
+//
+// Fused residual (issue 9: resnet's skip connection, a transformer's linear + residual add): with
+// `residual` non-null, y = act(op(...) + *residual) in the same dispatch, the residual added
+// after the bias and before the activation (the unfused graph's add + relu/clip, same float32
+// operations). The residual is float32 with y's shape exactly (no broadcasting) and must not
+// share bytes with y (the kernel reads it while writing y); else Error. It only has to stay valid
+// during the call (the kernel binds it).
 
 struct Conv2dAttrs {
   std::array<int64_t, 2> strides{1, 1};
@@ -48,6 +55,7 @@ struct Conv2dAttrs {
   std::array<int64_t, 2> dilation{1, 1};
   int64_t groups = 1;
   Activation act{};
+  const Tensor* residual = nullptr;  // y = act(conv + bias + *residual); nullptr: none
 };
 // nn.conv2d: x [N, C, H, W], w [O, C/groups, KH, KW] -> y [N, O, OH, OW].
 void Conv2d(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dAttrs& a);
@@ -55,17 +63,20 @@ void Conv2d(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, const
 void Conv2dBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
                 const Conv2dAttrs& a);
 
-// msc.linear: x [..., K], w [N, K] -> y [..., N] = x @ w^T.
-void Linear(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act = {});
-// msc.linear_bias: y = x @ w^T + bias[N].
+// msc.linear: x [..., K], w [N, K] -> y [..., N] = act(x @ w^T (+ *residual)).
+void Linear(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act = {},
+            const Tensor* residual = nullptr);
+// msc.linear_bias: y = act(x @ w^T + bias[N] (+ *residual)).
 void LinearBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
-                Activation act = {});
+                Activation act = {}, const Tensor* residual = nullptr);
 // nn.dense: as msc.linear (w [N, K]).
-void Dense(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act = {});
+void Dense(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act = {},
+           const Tensor* residual = nullptr);
 // matmul: a [..., M, K] @ b [..., K, N] (b [..., N, K] when transpose_b) with numpy batch
 // broadcasting; a 1-D operand gets (and y loses) the M (for a) or N (for b) dimension.
+// y = act(a @ b (+ *residual)).
 void Matmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b = false,
-            Activation act = {});
+            Activation act = {}, const Tensor* residual = nullptr);
 // nn.batch_matmul: a [B, M, K] @ b [B, K, N] (b [B, N, K] when transpose_b).
 void BatchMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y,
                  bool transpose_b = false);

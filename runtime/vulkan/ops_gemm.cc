@@ -12,6 +12,8 @@
 //             (WinogradTile) as input transform + 16 or 36 batched GEMMs + output transform,
 //             weights transformed once on the host at the first Run() (Program::AddSetup) into a
 //             program-owned buffer.
+// Every algorithm applies the fused residual (Conv2dAttrs::residual) in the dispatch that stores y
+// (conv2d.glsl RES): y = act(conv + bias + residual); the GEMM family the same (gemm.glsl RES).
 // gemm1x1, im2col, depthwise and winograd are used on CPU devices (lavapipe, where they were
 // measured faster: scripts/bench_vulkan.py); GPUs keep the direct kernel. The environment variable
 // MSC_VK_CONV=direct forces the direct kernel everywhere (A/B comparisons, tests); MSC_VK_CONV=fast
@@ -54,6 +56,46 @@ void LaunchAs(Program& p, const char* stem, const char* label, std::vector<Bindi
   k.stem = std::string(stem) + " [" + label + "]" +
            (std::getenv("MSC_VK_PROFILE_NODES") ? " " + y.name : std::string());
   p.Dispatch(k, grid[0], grid[1], grid[2]);
+}
+
+// The fused residual (ops.h): float32, y's shape, and no byte shared with y (the kernel reads it
+// while it writes y).
+void CheckResidual(const char* optype, const Tensor& y, const Tensor* r) {
+  if (!r) return;
+  CheckFloat32(optype, y, {r});
+  if (r->shape != y.shape) {
+    Fail(optype, y,
+         "residual " + r->Describe() + " does not have the output's shape " +
+             ShapeToString(y.shape) + " (a fused residual is not broadcast)");
+  }
+  if (r->buffer == y.buffer && r->offset < y.offset + y.bytes() &&
+      y.offset < r->offset + r->bytes()) {
+    Fail(optype, y,
+         "residual " + r->Describe() +
+             " shares bytes with the output (the kernel reads it while writing the output)");
+  }
+}
+
+// The binding after Y in conv2d.glsl / gemm.glsl (R): the residual, through a vec4 view when the
+// kernel reads it as vec4s (`vec4`); without one, a one-float view of the first element of
+// `other`, a tensor the kernel reads anyway (Vulkan needs every binding the shader declares bound;
+// with RES = 0 it is never read, and a one-texel view stays within maxTexelBufferElements).
+Binding ResidualBinding(const Tensor* r, const Tensor& other, bool vec4) {
+  if (r) return InTexel(*r, vec4 ? View::kTexelVec4 : View::kTexelFloat);
+  Tensor first = other;
+  first.dtype = DType::kFloat32;
+  first.shape = {1};
+  return InTexel(first);
+}
+
+// conv2d.glsl's specialization constants `s` (ids 0, 1, ...) with RES (id 8) = 1 when `res`; the
+// ids in between get the shader's defaults.
+SpecConstants ConvSpec(SpecConstants s, bool res) {
+  if (!res) return s;
+  static const uint32_t kDefaults[8] = {0, 0, 0, 0, 0, 2, 3, 1};  // ACT .. DW_S
+  for (size_t i = s.size(); i < 8; ++i) s.push_back(kDefaults[i]);
+  s.push_back(1u);
+  return s;
 }
 
 // conv2d.glsl's MODE specialization constant.
@@ -179,7 +221,8 @@ void UploadFloats(const Tensor& t, const std::vector<float>& data) {
 // Winograd F(FxF, 3x3): three dispatches over program-owned workspaces (see conv2d.glsl). The
 // shaders index U, V and M with 32-bit element offsets (checked here).
 void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor& x,
-                  const Tensor& w, const Tensor* bias, const Tensor& y, ConvPush push, bool act) {
+                  const Tensor& w, const Tensor* bias, const Tensor& y, ConvPush push, bool act,
+                  const Tensor* residual) {
   const int64_t N = push.N, C = push.C, O = push.O;
   const int F = WinogradTile(N, push.OH, push.OW);
   const int64_t XI = (F + 2) * (F + 2);
@@ -194,15 +237,17 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
     WinogradWeights(wf.data(), O, C, F, uf.data());
     UploadFloats(u, uf);
   });
-  auto bind = [&](const Tensor& in, View in_view, View w_view, const Tensor& out) {
+  // The residual is read by the output transform only (R's float view: STORE4 = 0 there).
+  auto bind = [&](const Tensor& in, View in_view, View w_view, const Tensor& out, const Tensor* r) {
     std::vector<Binding> b = {InTexel(in, in_view), InTexel(u, w_view)};
     if (bias) b.push_back(InTexel(*bias));
     b.push_back(Out(out));
+    b.push_back(ResidualBinding(r, in, false));
     return b;
   };
   const uint32_t a = act ? 1u : 0u;
   const uint32_t tiles = U32((Tp + 63) / 64, optype, y, "grid x");
-  LaunchAs(p, stem, "winograd in", bind(x, View::kTexelFloat, View::kTexelFloat, v), push,
+  LaunchAs(p, stem, "winograd in", bind(x, View::kTexelFloat, View::kTexelFloat, v, nullptr), push,
            {0u, 0u, 0u, 0u, kModeWinoInput, uint32_t(F)}, {tiles, push.C, 1u}, y);
   ConvPush g = push;  // the GEMM: rows O, K = C, columns Tp, XI batches
   g.N = static_cast<uint32_t>(XI);
@@ -211,12 +256,12 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
   const bool wvec4 = C % 4 == 0;
   LaunchAs(
       p, stem, "winograd gemm",
-      bind(v, View::kTexelVec4, wvec4 ? View::kTexelVec4 : View::kTexelFloat, m), g,
+      bind(v, View::kTexelVec4, wvec4 ? View::kTexelVec4 : View::kTexelFloat, m, nullptr), g,
       {0u, wvec4 ? 1u : 0u, 0u, 1u, kModeWinoGemm, uint32_t(F)},
       {U32(((O + kConvBM - 1) / kConvBM * ((Tp + 7) / 8) + 63) / 64, optype, y, "grid x"), 1u, g.N},
       y);
-  LaunchAs(p, stem, "winograd out", bind(m, View::kTexelFloat, View::kTexelFloat, y), push,
-           {a, 0u, 0u, 0u, kModeWinoOutput, uint32_t(F)},
+  LaunchAs(p, stem, "winograd out", bind(m, View::kTexelFloat, View::kTexelFloat, y, residual),
+           push, ConvSpec({a, 0u, 0u, 0u, kModeWinoOutput, uint32_t(F)}, residual != nullptr),
            {U32((T + 63) / 64, optype, y, "grid x"), push.O, 1u}, y);
 }
 
@@ -251,6 +296,8 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
   }
   if (bias && bias->numel() != O)
     Fail(optype, y, "bias " + bias->Describe() + " must have " + std::to_string(O) + " elements");
+  const Tensor* res = a.residual;
+  CheckResidual(optype, y, res);
 
   const int64_t Cg = C / G, Og = O / G, kdim = Cg * KH * KW;
   const bool depthwise = Cg == 1 && Og == 1;
@@ -291,17 +338,19 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     algo = ConvAlgo::kDirect;
   }
   if (algo == ConvAlgo::kWinograd) {
-    WinogradConv(p, optype, stem, x, w, bias, y, push, a.act.enabled);
+    WinogradConv(p, optype, stem, x, w, bias, y, push, a.act.enabled, res);
     return;
   }
   if (algo == ConvAlgo::kDepthwise) {
     std::vector<Binding> bindings = {InTexel(x), InTexel(w)};
     if (bias) bindings.push_back(InTexel(*bias));
     bindings.push_back(Out(y));
+    bindings.push_back(ResidualBinding(res, x, OW % 4 == 0));  // STORE4 here: OW % 4 == 0
     const int64_t blocks = (OH + 1) / 2 * ((OW + 7) / 8);
     LaunchAs(p, stem, "depthwise", std::move(bindings), push,
-             {a.act.enabled ? 1u : 0u, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u,
-              uint32_t(KH), uint32_t(a.strides[0])},
+             ConvSpec({a.act.enabled ? 1u : 0u, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u,
+                       uint32_t(KH), uint32_t(a.strides[0])},
+                      res != nullptr),
              {U32((blocks + 63) / 64, optype, y, "grid x"), U32(N * C, optype, y, "grid y"), 1u},
              y);
     return;
@@ -328,6 +377,7 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     std::vector<Binding> in = {InTexel(x), InTexel(w)};
     if (bias) in.push_back(InTexel(*bias));
     in.push_back(Out(b));
+    in.push_back(ResidualBinding(nullptr, x, false));
     LaunchAs(p, stem, "im2col", std::move(in), push, {0u, 0u, 0u, 0u, kModeIm2col},
              {U32(((Pp + 7) / 8 + 63) / 64, optype, y, "grid x"), U32(Kp, optype, y, "grid y"),
               U32(N, optype, y, "grid z")},
@@ -338,10 +388,13 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
                                InTexel(wk, kvec4 ? View::kTexelVec4 : View::kTexelFloat)};
     if (bias) mm.push_back(InTexel(*bias));
     mm.push_back(Out(y));
+    mm.push_back(ResidualBinding(res, b, store4));
     const int64_t blocks = (O + kConvBM - 1) / kConvBM * ((P + 7) / 8);
-    LaunchAs(p, stem, "im2col gemm", std::move(mm), g,
-             {a.act.enabled ? 1u : 0u, kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
-             {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y);
+    LaunchAs(
+        p, stem, "im2col gemm", std::move(mm), g,
+        ConvSpec({a.act.enabled ? 1u : 0u, kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
+                 res != nullptr),
+        {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y);
     return;
   }
   const bool gemm = algo == ConvAlgo::kGemm1x1;
@@ -350,22 +403,26 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
       InTexel(w, wvec4 ? View::kTexelVec4 : View::kTexelFloat)};
   if (bias) bindings.push_back(InTexel(*bias));
   bindings.push_back(Out(y));
+  bindings.push_back(ResidualBinding(res, x, store4));
   const uint64_t pixel_blocks = (OH * OW + 7) / 8;
   if (gemm) {
     const int64_t blocks = (O + kConvBM - 1) / kConvBM * static_cast<int64_t>(pixel_blocks);
     const std::array<uint32_t, 3> grid = {U32((blocks + 63) / 64, optype, y, "grid x"), 1u,
                                           U32(N, optype, y, "grid z")};
-    LaunchAs(p, stem, "1x1 gemm", std::move(bindings), push,
-             {a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1}, grid,
-             y);
+    LaunchAs(
+        p, stem, "1x1 gemm", std::move(bindings), push,
+        ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
+                 res != nullptr),
+        grid, y);
     return;
   }
   const std::array<uint32_t, 3> grid = {
       U32((pixel_blocks + 63) / 64, optype, y, "grid x"),
       U32(G * ((Og + kConvBM - 1) / kConvBM), optype, y, "grid y"), U32(N, optype, y, "grid z")};
   LaunchAs(p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
-           {a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u,
-            kModeDirect},
+           ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u,
+                     store4 ? 1u : 0u, kModeDirect},
+                    res != nullptr),
            grid, y);
 }
 
@@ -377,10 +434,11 @@ struct GemmPush {
 
 // y[batch..., M, N] = a[batch_a..., M, K] @ b'[batch_b..., K, N] with the batch dims of a and b
 // right-aligned against y's and broadcast (stride 0) where they are 1.
+// y = act(... (+ bias) (+ *residual)); the residual is checked by the callers (CheckResidual).
 void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, const Shape& a_batch,
           const Tensor& b, const Shape& b_batch, const Tensor* bias, const Tensor& y,
           const Shape& y_batch, int64_t M, int64_t N, int64_t K, bool trans_b, Activation act,
-          bool trans_a = false) {
+          bool trans_a, const Tensor* residual) {
   const size_t nb = y_batch.size();
   std::vector<int64_t> as(nb, 0), bs(nb, 0);
   int64_t a_step = M * K, b_step = K * N;
@@ -419,6 +477,7 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   std::vector<Binding> bindings = {InTexel(a, view), InTexel(b, view)};
   if (bias) bindings.push_back(InTexel(*bias));
   bindings.push_back(Out(y));
+  bindings.push_back(ResidualBinding(residual, a, vec4));
   const std::array<uint32_t, 3> grid =
       tiled ? std::array<uint32_t, 3>{U32((N + 63) / 64, optype, y, "grid x"),
                                       U32((M + 63) / 64, optype, y, "grid y"),
@@ -428,12 +487,12 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
                                       U32(batch, optype, y, "grid z")};
   detail::Launch(p, stem, std::move(bindings), push,
                  {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u,
-                  tiled ? 16u : 64u, tiled ? 16u : 1u, trans_a ? 1u : 0u},
+                  tiled ? 16u : 64u, tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u},
                  grid, y);
 }
 
 void LinearLike(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
-                const Tensor* bias, const Tensor& y, Activation act) {
+                const Tensor* bias, const Tensor& y, Activation act, const Tensor* residual) {
   CheckFloat32(optype, y, {&x, &w, &y});
   if (bias) CheckFloat32(optype, y, {bias});
   CheckRank(optype, y, w, 2, "weight");
@@ -447,11 +506,13 @@ void LinearLike(Program& p, const char* optype, const char* stem, const Tensor& 
     Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
   if (bias && bias->numel() != N)
     Fail(optype, y, "bias " + bias->Describe() + " must have " + std::to_string(N) + " elements");
-  Gemm(p, optype, stem, x, {}, w, {}, bias, y, {}, x.numel() / K, N, K, true, act);
+  CheckResidual(optype, y, residual);
+  Gemm(p, optype, stem, x, {}, w, {}, bias, y, {}, x.numel() / K, N, K, true, act, false, residual);
 }
 
 void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
-                const Tensor& y, bool trans_b, Activation act, bool trans_a = false) {
+                const Tensor& y, bool trans_b, Activation act, bool trans_a = false,
+                const Tensor* residual = nullptr) {
   CheckFloat32(optype, y, {&a, &b, &y});
   if (a.shape.empty() || b.shape.empty()) Fail(optype, y, "operands must have at least one dim");
   const bool a1 = a.shape.size() == 1, b1 = b.shape.size() == 1;
@@ -472,8 +533,9 @@ void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& 
   if (!b1) expect.push_back(N);
   if (y.shape != expect)
     Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
+  CheckResidual(optype, y, residual);
   Gemm(p, optype, stem, a, a_batch, b, b_batch, nullptr, y, batch, M, N, K, trans_b && !b1, act,
-       trans_a);
+       trans_a, residual);
 }
 
 }  // namespace
@@ -501,22 +563,24 @@ void Conv2dBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias
   Conv(p, "msc.conv2d_bias", "msc/conv2d_bias", x, w, &bias, y, a);
 }
 
-void Linear(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act) {
-  LinearLike(p, "msc.linear", "msc/linear", x, w, nullptr, y, act);
+void Linear(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act,
+            const Tensor* residual) {
+  LinearLike(p, "msc.linear", "msc/linear", x, w, nullptr, y, act, residual);
 }
 
 void LinearBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
-                Activation act) {
-  LinearLike(p, "msc.linear_bias", "msc/linear_bias", x, w, &bias, y, act);
+                Activation act, const Tensor* residual) {
+  LinearLike(p, "msc.linear_bias", "msc/linear_bias", x, w, &bias, y, act, residual);
 }
 
-void Dense(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act) {
-  LinearLike(p, "nn.dense", "nn/dense", x, w, nullptr, y, act);
+void Dense(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act,
+           const Tensor* residual) {
+  LinearLike(p, "nn.dense", "nn/dense", x, w, nullptr, y, act, residual);
 }
 
 void Matmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b,
-            Activation act) {
-  MatmulLike(p, "matmul", "matmul", a, b, y, transpose_b, act);
+            Activation act, const Tensor* residual) {
+  MatmulLike(p, "matmul", "matmul", a, b, y, transpose_b, act, false, residual);
 }
 
 void BatchMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b) {

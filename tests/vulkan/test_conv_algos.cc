@@ -2,7 +2,8 @@
 // shapes: Winograd F(2x2 / 4x4, 3x3) (constant weights, >= 16 channels), the 1x1 GEMM and the
 // depthwise kernel, each also checked to be the algorithm actually used (dispatch count / profile
 // rows), on the UMA context and on the staging (non-UMA) one, whose Winograd weight transform
-// downloads the weights through a staging buffer.
+// downloads the weights through a staging buffer. Every algorithm also with the fused residual
+// (Conv2dAttrs::residual): y = act(conv + bias + residual).
 #include <algorithm>
 
 #include "reference.h"
@@ -26,24 +27,30 @@ struct AlgoCase {
   std::array<int64_t, 2> dil = {1, 1};
 };
 
-// Runs one case; `constant` marks the weights constant (Program::MarkConstant) as Model does.
+// Runs one case; `constant` marks the weights constant (Program::MarkConstant) as Model does;
+// `residual` adds a fused residual (random, y's shape) before the activation.
 void RunCase(msc_vk::Context& ctx, const AlgoCase& c, uint32_t seed, bool constant,
-             size_t dispatches, const std::string& row) {
-  INFO("case " << c.name << (constant ? " (constant weights)" : "") << " staging " << !ctx.uma());
+             size_t dispatches, const std::string& row, bool residual = false) {
+  INFO("case " << c.name << (constant ? " (constant weights)" : "") << " staging " << !ctx.uma()
+               << (residual ? " + residual" : ""));
   vkt::Arena ar(ctx);
   const auto xd = vkt::Random(msc_vk::NumElements(c.x), seed);
   const auto wd = vkt::Random(msc_vk::NumElements(c.w), seed + 1);
   const auto bd = c.bias ? vkt::Random(c.w[0], seed + 2) : std::vector<float>{};
   Shape ys;
-  const auto expect = vkt::Activate(
-      ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys), c.act);
+  auto conv = ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys);
+  const auto rd = residual ? vkt::Random(conv.size(), seed + 3) : std::vector<float>{};
+  for (size_t i = 0; i < rd.size(); ++i) conv[i] += rd[i];  // the unfused graph's add
+  const auto expect = vkt::Activate(conv, c.act);
   msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", c.w, wd), y = ar.Alloc(c.name, ys);
+  msc_vk::Tensor r;
+  if (residual) r = ar.Input("r", ys, rd);
   msc_vk::Program p(ctx);
   // Before any kernel: the query pool is sized when the program is finalized (it was sized here,
   // by the dispatches recorded so far, and then overran: validation errors and a crash).
   p.EnableProfiling();
   if (constant) p.MarkConstant(w);
-  ops::Conv2dAttrs a{c.stride, c.pad, c.dil, c.groups, c.act};
+  ops::Conv2dAttrs a{c.stride, c.pad, c.dil, c.groups, c.act, residual ? &r : nullptr};
   if (c.bias) {
     ops::Conv2dBias(p, x, w, ar.Input("b", {c.w[0]}, bd), y, a);
   } else {
@@ -251,4 +258,114 @@ TEST_CASE("max pooling row-block kernel matches the reference (and the generic k
     vkt::ExpectClose(ar.Read(y), expect, 0, 0, c.name);  // max is exact
     vkt::ExpectNoValidationMessages(ctx);
   }
+}
+
+TEST_CASE("every convolution algorithm adds the fused residual before the activation") {
+  // For each algorithm (checked by its profile row) its store variants: scalar and vec4 stores
+  // (OH*OW or OW % 4), partial edge blocks, batches, bias or not, relu / relu6 / none. A residual
+  // added after the clamp, at the wrong element or not at all fails the comparison (the residual
+  // and the conv outputs are random in [-1, 1)).
+  const char* W = "msc/conv2d_bias [winograd out]";
+  const char* Wn = "nn/conv2d [winograd out]";
+  const AlgoCase wino[] = {
+      {"wino odd", {2, 17, 9, 7}, {19, 17, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kRelu, 3, W},
+      {"wino valid", {1, 16, 6, 5}, {16, 16, 3, 3}, {1, 1}, {0, 0, 0, 0}, 1, false, kRelu6, 3, Wn},
+      {"wino 7x7", {1, 64, 7, 7}, {72, 64, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kRelu, 3, W},
+  };
+  const char* G = "msc/conv2d_bias [1x1 gemm]";
+  const char* D = "msc/conv2d_bias [depthwise]";
+  const char* I = "msc/conv2d_bias [im2col gemm]";
+  const char* Gn = "nn/conv2d [1x1 gemm]";
+  const char* Dn = "nn/conv2d [depthwise]";
+  const char* Dd = "msc/conv2d_bias [depthwise direct]";
+  const char* In = "nn/conv2d [im2col gemm]";
+  const AlgoCase fast[] = {
+      {"1x1 odd", {2, 13, 5, 7}, {21, 13, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu6, 1, G},
+      {"1x1 vec4", {1, 32, 8, 8}, {40, 32, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu, 1, G},
+      {"1x1 P%8==4", {1, 8, 2, 6}, {17, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, false, kNone, 1, Gn},
+      {"dw 3x3 odd", {2, 5, 7, 9}, {5, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 5, true, kRelu6, 1, D},
+      {"dw 3x3 vec4", {1, 3, 11, 16}, {3, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 3, true, kRelu, 1, D},
+      {"dw 5x5 s2", {2, 3, 17, 12}, {3, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, 3, false, kRelu, 1, Dn},
+      {"dw 7x7 direct", {1, 4, 9, 9}, {4, 1, 7, 7}, {1, 1}, {3, 3, 3, 3}, 4, true, kRelu, 1, Dd},
+      {"im2col 7x7 s2", {2, 3, 17, 15}, {20, 3, 7, 7}, {2, 2}, {3, 3, 3, 3}, 1, true, kRelu, 2, I},
+      {"im2col 3x3 s2", {1, 15, 8, 8}, {24, 15, 3, 3}, {2, 2}, {1, 1, 1, 1}, 1, true, kRelu6, 2, I},
+      {"im2col tiny", {3, 5, 2, 2}, {5, 5, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, false, kRelu, 2, In},
+  };
+  uint32_t seed = 2000;
+  for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
+    for (const AlgoCase& c : wino) RunCase(*ctx, c, seed += 10, true, c.dispatches, c.row, true);
+    for (const AlgoCase& c : fast) RunCase(*ctx, c, seed += 10, false, c.dispatches, c.row, true);
+  }
+  for (const char* tile : {"2", "4"}) {
+    vkt::ScopedEnv env("MSC_VK_WINOGRAD_TILE", tile);
+    INFO("F = " << tile);
+    for (const AlgoCase& c : wino)
+      RunCase(vkt::Ctx(), c, seed += 10, true, c.dispatches, c.row, true);
+  }
+  // The direct kernel (GPUs): vec4 stores, scalar stores with edge blocks, groups, depthwise.
+  vkt::ScopedEnv env("MSC_VK_CONV", "direct");
+  const AlgoCase direct[] = {
+      {"direct vec4",
+       {1, 8, 10, 10},
+       {16, 8, 3, 3},
+       {1, 1},
+       {1, 1, 1, 1},
+       1,
+       true,
+       kRelu,
+       1,
+       "msc/conv2d_bias [direct]"},
+      {"direct odd",
+       {2, 6, 7, 5},
+       {18, 3, 3, 2},
+       {2, 1},
+       {1, 0, 0, 1},
+       2,
+       false,
+       kRelu6,
+       1,
+       "nn/conv2d [direct]"},
+      {"direct dw",
+       {2, 5, 7, 9},
+       {5, 1, 3, 3},
+       {1, 1},
+       {1, 1, 1, 1},
+       5,
+       true,
+       kRelu,
+       1,
+       "msc/conv2d_bias [depthwise direct]"},
+  };
+  for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()})
+    for (const AlgoCase& c : direct) RunCase(*ctx, c, seed += 10, true, 1, c.row, true);
+}
+
+TEST_CASE("a fused convolution residual must have the output's shape and its own bytes") {
+  vkt::Arena ar(vkt::Ctx());
+  msc_vk::Tensor x = ar.Alloc("x", {1, 3, 8, 8}), w = ar.Alloc("w", {4, 3, 3, 3});
+  msc_vk::Tensor y = ar.Alloc("conv", {1, 4, 6, 6});
+  msc_vk::Tensor bcast = ar.Alloc("bias4", {1, 4, 1, 1});
+  msc_vk::Program p(vkt::Ctx());
+  vkt::ExpectError(
+      [&] {
+        ops::Conv2d(p, x, w, y, {{1, 1}, {0, 0, 0, 0}, {1, 1}, 1, kRelu, &bcast});
+      },
+      "nn.conv2d 'conv': residual 'bias4' float32 [1, 4, 1, 1] does not have the output's shape "
+      "[1, 4, 6, 6] (a fused residual is not broadcast)");
+  vkt::ExpectError(
+      [&] {
+        ops::Conv2d(p, x, w, y, {{1, 1}, {0, 0, 0, 0}, {1, 1}, 1, kNone, &y});
+      },
+      "nn.conv2d 'conv': residual 'conv' float32 [1, 4, 6, 6] shares bytes with the "
+      "output");
+  // A view of y's bytes under another name (what a wrong memory plan would produce).
+  msc_vk::Tensor alias = y;
+  alias.name = "alias";
+  alias.offset += 4;  // overlapping, not identical
+  vkt::ExpectError(
+      [&] {
+        ops::Conv2d(p, x, w, y, {{1, 1}, {0, 0, 0, 0}, {1, 1}, 1, kNone, &alias});
+      },
+      "shares bytes with the output");
+  CHECK(p.num_dispatches() == 0);
 }

@@ -263,3 +263,78 @@ TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D
         "matmul 'mm': inner dims differ");
   }
 }
+
+TEST_CASE("the GEMM family adds the fused residual before the activation (register and tiled)") {
+  // y = act(x @ w^T (+ bias) + r) for msc.linear / msc.linear_bias / nn.dense, y = act(a @ b + r)
+  // for matmul: scalar and vec4 epilogues (N % 4), partial column blocks (N % 8 == 4, odd N),
+  // batched and broadcast matmul; on the register path (Ctx) and the tiled one (StagingCtx).
+  struct Case {
+    const char* op;
+    Shape a, b, y;  // linear family: a = x, b = w [N, K]; matmul: a @ b
+    bool bias;
+    ops::Activation act;
+    int64_t batch, M, N, K, a_bstride, b_bstride;  // for ref::Gemm (flattened batch)
+  };
+  const ops::Activation relu = ops::Activation::Relu(), relu6 = ops::Activation::Clip(0, 6);
+  const Case cases[] = {
+      // scalar path, edge blocks
+      {"msc.linear", {37, 53}, {29, 53}, {37, 29}, false, relu, 1, 37, 29, 53, 0, 0},
+      // vec4 epilogue, 3-D input
+      {"msc.linear_bias", {2, 8, 64}, {96, 64}, {2, 8, 96}, true, relu, 1, 16, 96, 64, 0, 0},
+      // vec4 with N % 8 == 4
+      {"nn.dense", {5, 12}, {20, 12}, {5, 20}, false, relu6, 1, 5, 20, 12, 0, 0},
+      // M = 1, odd N
+      {"msc.linear_bias", {1, 130}, {7, 130}, {1, 7}, true, {}, 1, 1, 7, 130, 0, 0},
+      {"matmul", {33, 18}, {18, 7}, {33, 7}, false, relu, 1, 33, 7, 18, 0, 0},
+      // a's batch broadcast
+      {"matmul", {1, 16, 16}, {5, 16, 16}, {5, 16, 16}, false, relu6, 5, 16, 16, 16, 0, 256},
+      // batched, vec4
+      {"matmul", {3, 12, 20}, {3, 20, 8}, {3, 12, 8}, false, {}, 3, 12, 8, 20, 240, 160},
+  };
+  uint32_t seed = 900;
+  for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
+    for (const Case& c : cases) {
+      auto& ctx = *ctx_ptr;
+      INFO(c.op << " " << msc_vk::ShapeToString(c.a) << " @ " << msc_vk::ShapeToString(c.b)
+                << " tiled " << ctx.use_tiled_kernels());
+      vkt::Arena ar(ctx);
+      const bool linear = std::string(c.op) != "matmul";
+      const auto ad = vkt::Random(msc_vk::NumElements(c.a), ++seed);
+      const auto bd = vkt::Random(msc_vk::NumElements(c.b), ++seed);
+      const auto biasd = c.bias ? vkt::Random(c.N, ++seed) : std::vector<float>{};
+      auto sum = ref::Gemm(ad, bd, biasd, c.batch, c.M, c.N, c.K, linear, c.a_bstride, c.b_bstride);
+      const auto rd = vkt::Random(sum.size(), ++seed);
+      for (size_t i = 0; i < sum.size(); ++i) sum[i] += rd[i];  // the unfused graph's add
+      const auto expect = vkt::Activate(sum, c.act);
+      msc_vk::Tensor a = ar.Input("a", c.a, ad), b = ar.Input("b", c.b, bd), y = ar.Alloc("y", c.y);
+      const msc_vk::Tensor r = ar.Input("r", c.y, rd);
+      msc_vk::Program p(ctx);
+      const std::string op = c.op;
+      if (op == "nn.dense")
+        ops::Dense(p, a, b, y, c.act, &r);
+      else if (op == "msc.linear_bias")
+        ops::LinearBias(p, a, b, ar.Input("bias", {c.N}, biasd), y, c.act, &r);
+      else if (op == "msc.linear")
+        ops::Linear(p, a, b, y, c.act, &r);
+      else
+        ops::Matmul(p, a, b, y, false, c.act, &r);
+      p.Run();
+      vkt::ExpectClose(ar.Read(y), expect);
+      vkt::ExpectNoValidationMessages(ctx);
+    }
+  SUBCASE("a residual of another shape or on the output's bytes is an error") {
+    vkt::Arena ar(vkt::Ctx());
+    msc_vk::Program p(vkt::Ctx());
+    msc_vk::Tensor x = ar.Alloc("x", {4, 8}), w = ar.Alloc("w", {6, 8}), y = ar.Alloc("fc", {4, 6});
+    msc_vk::Tensor row = ar.Alloc("row", {6});
+    vkt::ExpectError([&] { ops::Linear(p, x, w, y, {}, &row); },
+                     "msc.linear 'fc': residual 'row' float32 [6] does not have the output's "
+                     "shape [4, 6]");
+    vkt::ExpectError(
+        [&] {
+          ops::Matmul(p, x, ar.Alloc("b", {8, 6}), y, false, {}, &y);
+        },
+        "matmul 'fc': residual 'fc' float32 [4, 6] shares bytes with the output");
+    CHECK(p.num_dispatches() == 0);
+  }
+}

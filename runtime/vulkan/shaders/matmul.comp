@@ -1,4 +1,4 @@
 // matmul: C[..., M, N] = A[..., M, K] @ B[..., K, N], numpy batch broadcasting (TRANS_B: B[..., N, K]).
-// Bindings (A, B, C), push and specialization constants: see common/gemm.glsl.
+// Bindings (A, B, C, residual), push and specialization constants: see common/gemm.glsl.
 #version 450
 #include "common/gemm.glsl"

@@ -1,6 +1,7 @@
 // 2-D convolution, included by nn/conv2d.comp and msc/conv2d_bias.comp (HAS_BIAS).
 //
-//   Y[n, o, oh, ow] = act( sum_{c, kh, kw} W[o, c, kh, kw] * X[n, g*Cg + c, ih, iw] (+ bias[o]) )
+//   Y[n, o, oh, ow] = act( sum_{c, kh, kw} W[o, c, kh, kw] * X[n, g*Cg + c, ih, iw] (+ bias[o])
+//                          (+ R[n, o, oh, ow]) )
 //   ih = oh*sh - pt + kh*dh,  iw = ow*sw - pl + kw*dw  (outside the input: 0)
 //   X: NCHW, W: OIHW with I = C / groups (Cg), Y: NCHW; o in group g = o / Og, Og = O / groups.
 //
@@ -44,13 +45,19 @@
 //            Y = V [XI, C, Tp]. Grid x = ceil(Tp / 64), y = C.
 //   MODE 3, GEMM: M[xi] (O x Tp) = U[xi] (O x C) @ V[xi] (C x Tp) for the XI xi (grid z), the
 //            MODE 2 kernel with a batched A and without bias/activation. Binds X = V, W = U, Y = M.
-//   MODE 4, output transform: Y[n, o, F*th+i, F*tw+j] = act((A^T M[:, o, t] A)[i, j] + bias[o])
-//            for the pixels inside the output. Binds X = M. Grid x = ceil(T / 64), y = O.
+//   MODE 4, output transform: Y[n, o, F*th+i, F*tw+j] = act((A^T M[:, o, t] A)[i, j] + bias[o]
+//            (+ R[n, o, F*th+i, F*tw+j])) for the pixels inside the output. Binds X = M.
+//            Grid x = ceil(T / 64), y = O.
 //   The push constants keep their meaning (N, C, O, OH, OW, pt, pl); MODE 3 uses C = K (input
 //   channels), O = rows, OH = 1, OW = Tp, N = XI.
 //
 // Bindings: 0 X (texel: float, or vec4 in MODE 2/3 when STORE4), 1 W (texel: float, or vec4 when
-//           WVEC4), [2 bias (texel float)], last Y (storage).
+//           WVEC4), [2 bias (texel float)], then Y (storage), then R (texel), always bound: with
+//           RES = 1 the fused residual (issue 9: resnet's skip connection), Y's shape, read at Y's
+//           element indices before the activation: a vec4 view when STORE4, else float (MODE 4:
+//           float); with RES = 0 any texel view (ops_gemm.cc binds X), never read. Every store
+//           site (Store8: MODEs 0, 2, 5, 7; MODE 4) applies it; MODEs 1, 3 and 6 write workspaces
+//           and take RES = 0.
 #include "util.glsl"
 
 #define CONV_BM 16
@@ -66,6 +73,7 @@ layout(constant_id = 4) const uint MODE = 0;       // see the header
 layout(constant_id = 5) const uint WINO_F = 2;     // Winograd output tile: F(2x2,3x3) or F(4x4,3x3)
 layout(constant_id = 6) const uint DW_K = 3;       // MODE 5: kernel size (3 or 5)
 layout(constant_id = 7) const uint DW_S = 1;       // MODE 5: stride (1 or 2)
+layout(constant_id = 8) const uint RES = 0;        // 1: v += R[element] before the activation
 
 #define MODE_DIRECT 0
 #define MODE_WINO_INPUT 1
@@ -85,9 +93,11 @@ layout(set = 0, binding = 1) uniform samplerBuffer Wt;
 layout(set = 0, binding = 2) uniform samplerBuffer Bias;
 layout(std430, set = 0, binding = 3) writeonly buffer BufY { float Y[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer BufY4 { vec4 Y4[]; };
+layout(set = 0, binding = 4) uniform samplerBuffer Res;
 #else
 layout(std430, set = 0, binding = 2) writeonly buffer BufY { float Y[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer BufY4 { vec4 Y4[]; };
+layout(set = 0, binding = 3) uniform samplerBuffer Res;
 #endif
 
 layout(push_constant) uniform Push {
@@ -101,20 +111,33 @@ layout(push_constant) uniform Push {
   float act_min, act_max;
 } p;
 
-// Writes 8 outputs (pixels p0..p0+7 of one output channel row starting at element `row`).
+// The epilogue of element e of Y: act(v + R[e]) (without RES, no addition: bit-identical to the
+// unfused kernel). Callers read only elements they store, so every read is inside R.
+float Epilogue(float v, uint e) {
+  if (RES != 0)
+    v += STORE4 != 0 ? texelFetch(Res, int(e >> 2))[e & 3u] : texelFetch(Res, int(e)).x;
+  return ACT != 0 ? clamp(v, p.act_min, p.act_max) : v;
+}
+
+// Writes 8 outputs (pixels p0..p0+7 of one output channel row starting at element `row`):
+// act(v + residual).
 void Store8(uint row, uint p0, uint ohw, vec4 v0, vec4 v1) {
-  if (ACT != 0) {
-    v0 = clamp(v0, p.act_min, p.act_max);
-    v1 = clamp(v1, p.act_min, p.act_max);
-  }
   const uint c = row + p0;
   if (STORE4 != 0 && p0 + 8 <= ohw) {
+    if (RES != 0) {  // c % 4 == 0: R's vec4 view
+      v0 += texelFetch(Res, int(c >> 2));
+      v1 += texelFetch(Res, int(c >> 2) + 1);
+    }
+    if (ACT != 0) {
+      v0 = clamp(v0, p.act_min, p.act_max);
+      v1 = clamp(v1, p.act_min, p.act_max);
+    }
     Y4[c >> 2] = v0;
     Y4[(c >> 2) + 1] = v1;
   } else {
     [[unroll]] for (uint j = 0; j < 4; ++j) {
-      if (p0 + j < ohw) Y[c + j] = v0[j];
-      if (p0 + j + 4 < ohw) Y[c + j + 4] = v1[j];
+      if (p0 + j < ohw) Y[c + j] = Epilogue(v0[j], c + j);
+      if (p0 + j + 4 < ohw) Y[c + j + 4] = Epilogue(v1[j], c + j + 4);
     }
   }
 }
@@ -300,9 +323,8 @@ void WinoOutputMain() {
   [[unroll]] for (uint i = 0; i < F; ++i) {
     OutputLine(m[i]);  // (A^T m) A: rows
     [[unroll]] for (uint j = 0; j < F; ++j) {
-      float v = m[i][j] + b;
-      if (ACT != 0) v = clamp(v, p.act_min, p.act_max);
-      if (oh0 + i < p.OH && ow0 + j < p.OW) Y[ybase + (oh0 + i) * p.OW + ow0 + j] = v;
+      const uint e = ybase + (oh0 + i) * p.OW + ow0 + j;
+      if (oh0 + i < p.OH && ow0 + j < p.OW) Y[e] = Epilogue(m[i][j] + b, e);
     }
   }
 }

@@ -1,7 +1,8 @@
 // Register-blocked GEMM, included by matmul.comp, nn/batch_matmul.comp, nn/dense.comp,
 // msc/linear.comp, msc/linear_bias.comp (HAS_BIAS).
 //
-//   C[b, m, n] = act( sum_k A[b, m, k] * B'[b, k, n] (+ bias[n]) )      float32, row-major
+//   C[b, m, n] = act( sum_k A[b, m, k] * B'[b, k, n] (+ bias[n]) (+ R[b, m, n]) )  float32,
+//   row-major
 //   B' = B (B is [.., K, N]) or B^T (TRANS_B = 1: B is [.., N, K], the torch Linear weight layout)
 //   A' = A (A is [.., M, K]) or A^T (TRANS_A = 1: A is [.., K, M]; float views only, VEC4 = 0)
 //
@@ -14,7 +15,10 @@
 // workgroup computes a 64x64 block of C, each invocation 4x4 outputs, K in steps of 16 staged
 // through shared memory (float views of A and B, any sizes).
 //
-// Bindings: 0 A (texel), 1 B (texel), [2 bias (texel, N floats)], last C (storage, float).
+// Bindings: 0 A (texel), 1 B (texel), [2 bias (texel, N floats)], then C (storage, float), then R
+//           (texel), always bound: with RES = 1 the fused residual (C's shape, read at C's element
+//           indices before the activation; a vec4 view when VEC4, else float), with RES = 0 any
+//           texel view (ops_gemm.cc binds A), never read.
 // Register path: workgroup (64, 1, 1), grid x = ceil(ceil(N / 8) / 64), y = ceil(M / 16),
 //                z = batch entries.
 // TILED:         workgroup (16, 16, 1) (spec constants 4, 5), grid x = ceil(N / 64),
@@ -33,6 +37,7 @@ layout(constant_id = 3) const uint TILED = 0;    // 1: shared-memory tiled path 
 layout(constant_id = 4) const uint LOCAL_X = 64;
 layout(constant_id = 5) const uint LOCAL_Y = 1;
 layout(constant_id = 6) const uint TRANS_A = 0;  // 1: A is [K, M] (needs VEC4 = 0)
+layout(constant_id = 7) const uint RES = 0;      // 1: v += R[element] before the activation
 
 #define TILE 64
 #define TILE_K 16
@@ -45,9 +50,11 @@ layout(set = 0, binding = 1) uniform samplerBuffer B;
 layout(set = 0, binding = 2) uniform samplerBuffer Bias;
 layout(std430, set = 0, binding = 3) writeonly buffer BufC { float C[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer BufC4 { vec4 C4[]; };
+layout(set = 0, binding = 4) uniform samplerBuffer Res;
 #else
 layout(std430, set = 0, binding = 2) writeonly buffer BufC { float C[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer BufC4 { vec4 C4[]; };
+layout(set = 0, binding = 3) uniform samplerBuffer Res;
 #endif
 
 layout(push_constant) uniform Push {
@@ -72,11 +79,20 @@ void BatchBase(uint z, out uint a_base, out uint b_base) {
   }
 }
 
-float BiasAct(float v, uint n) {
+// act(v + residual) for element e of C (without RES, no addition). Callers read only elements
+// they store, so every read is inside R.
+float Epilogue(float v, uint e) {
+  if (RES != 0)
+    v += VEC4 != 0 ? texelFetch(Res, int(e >> 2))[e & 3u] : texelFetch(Res, int(e)).x;
+  return ACT != 0 ? clamp(v, p.act_min, p.act_max) : v;
+}
+
+// The tiled path's epilogue of element e = C[.., m, n].
+float BiasAct(float v, uint n, uint e) {
 #ifdef HAS_BIAS
   v += Fetch(Bias, n);
 #endif
-  return ACT != 0 ? clamp(v, p.act_min, p.act_max) : v;
+  return Epilogue(v, e);
 }
 
 void TiledMain() {
@@ -116,7 +132,8 @@ void TiledMain() {
     const uint m = m_tile + ty + 16 * i;
     [[unroll]] for (uint j = 0; j < 4; ++j) {
       const uint n = n_tile + tx + 16 * j;
-      if (m < p.M && n < p.N) C[c_base + m * p.N + n] = BiasAct(acc[i][j], n);
+      const uint e = c_base + m * p.N + n;
+      if (m < p.M && n < p.N) C[e] = BiasAct(acc[i][j], n, e);
     }
   }
 }
@@ -207,18 +224,22 @@ void main() {
     const uint m = m0 + i;
     if (m < p.M) {
       vec4 v0 = acc[i][0] + bias0, v1 = acc[i][1] + bias1;
-      if (ACT != 0) {
-        v0 = clamp(v0, p.act_min, p.act_max);
-        v1 = clamp(v1, p.act_min, p.act_max);
-      }
       const uint c = c_base + m * p.N + n0;
       if (VEC4 != 0 && full) {
+        if (RES != 0) {  // c % 4 == 0 (N % 4 == 0): R's vec4 view
+          v0 += texelFetch(Res, int(c >> 2));
+          v1 += texelFetch(Res, int(c >> 2) + 1);
+        }
+        if (ACT != 0) {
+          v0 = clamp(v0, p.act_min, p.act_max);
+          v1 = clamp(v1, p.act_min, p.act_max);
+        }
         C4[c >> 2] = v0;
         C4[(c >> 2) + 1] = v1;
       } else {
         [[unroll]] for (uint j = 0; j < 4; ++j) {
-          if (n0 + j < p.N) C[c + j] = v0[j];
-          if (n0 + j + 4 < p.N) C[c + j + 4] = v1[j];
+          if (n0 + j < p.N) C[c + j] = Epilogue(v0[j], c + j);
+          if (n0 + j + 4 < p.N) C[c + j + 4] = Epilogue(v1[j], c + j + 4);
         }
       }
     }

@@ -1,4 +1,4 @@
 // msc.linear: Y[..., N] = X[..., K] @ W[N, K]^T (TRANS_B = 1).
-// Bindings (X, W, Y), push and specialization constants: see common/gemm.glsl.
+// Bindings (X, W, Y, residual), push and specialization constants: see common/gemm.glsl.
 #version 450
 #include "common/gemm.glsl"

@@ -1,5 +1,5 @@
 // msc.linear_bias: Y[..., N] = X[..., K] @ W[N, K]^T + bias[N] (TRANS_B = 1).
-// Bindings (X, W, bias, Y), push and specialization constants: see common/gemm.glsl.
+// Bindings (X, W, bias, Y, residual), push and specialization constants: see common/gemm.glsl.
 #version 450
 #define HAS_BIAS 1
 #include "common/gemm.glsl"

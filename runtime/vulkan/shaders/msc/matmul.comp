@@ -1,4 +1,4 @@
-// msc.matmul: numpy matmul, as matmul.comp. Bindings (A, B, C), push and specialization
-// constants: see common/gemm.glsl.
+// msc.matmul: numpy matmul, as matmul.comp. Bindings (A, B, C, residual), push and
+// specialization constants: see common/gemm.glsl.
 #version 450
 #include "common/gemm.glsl"

@@ -1,4 +1,4 @@
 // nn.batch_matmul: C[b, M, N] = A[b, M, K] @ B[b, K, N] (TRANS_B: B[b, N, K]).
-// Bindings (A, B, C), push and specialization constants: see common/gemm.glsl.
+// Bindings (A, B, C, residual), push and specialization constants: see common/gemm.glsl.
 #version 450
 #include "common/gemm.glsl"

@@ -1,4 +1,4 @@
-// nn.conv1d: the conv2d kernel on [N, C, 1, W] views (H = KH = 1). Bindings (X, W, Y), push and
-// specialization constants: see common/conv2d.glsl.
+// nn.conv1d: the conv2d kernel on [N, C, 1, W] views (H = KH = 1). Bindings (X, W, Y, residual),
+// push and specialization constants: see common/conv2d.glsl.
 #version 450
 #include "common/conv2d.glsl"

@@ -1,4 +1,4 @@
 // nn.conv2d: Y = conv2d(X, W), NCHW / OIHW, strides, padding, dilation, groups (incl. depthwise).
-// Bindings (X, W, Y), push and specialization constants: see common/conv2d.glsl.
+// Bindings (X, W, Y, residual), push and specialization constants: see common/conv2d.glsl.
 #version 450
 #include "common/conv2d.glsl"

@@ -1,0 +1,468 @@
+// Epilogue and residual fusion (generator/emit/context.h FuseEpilogues, issue 9 item 2) and the
+// memory plan around it: which adds are folded into a conv/GEMM producer, what the context says
+// (fused_residual, fused_epilogue, fused_into), that the fused outputs share the producer's bytes
+// and that the producer's output never shares the residual's; the native Context and the JSON
+// API (FuseEpilogues + PlanMemory) give the same answer; backend.yaml's residual keys.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <boost/filesystem.hpp>
+
+#include "generator/common/error.h"
+#include "generator/emit/backend_spec.h"
+#include "generator/emit/context.h"
+#include "generator/ir/graph.h"
+#include "generator/opdef/opdef.h"
+
+namespace fs = boost::filesystem;
+using msc::emit::Json;
+
+namespace {
+
+const std::string kTemplates = std::string(MSC_SOURCE_DIR) + "/templates";
+const std::string kOpdefs = std::string(MSC_SOURCE_DIR) + "/opdefs";
+
+/// One node of a test graph: one output "<name>:0" of `shape` / `dtype`.
+struct N {
+  std::string name, optype;
+  std::vector<std::string> inputs;  // node names (their output 0)
+  std::vector<int64_t> shape;
+  std::string dtype = "float32";
+};
+
+/// The graph as ir::MSCGraph; graph inputs are the `input` nodes, `outputs` node names.
+msc::ir::MSCGraph Build(const std::vector<N>& nodes, const std::vector<std::string>& outputs) {
+  msc::ir::MSCGraph g;
+  g.name = "main";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const N& n = nodes[i];
+    msc::ir::MSCJoint j;
+    j.index = static_cast<int64_t>(i);
+    j.name = n.name;
+    j.optype = n.optype;
+    for (const auto& in : n.inputs) {
+      j.inputs.push_back(in + ":0");
+      if (std::find(j.parents.begin(), j.parents.end(), in) == j.parents.end())
+        j.parents.push_back(in);
+    }
+    msc::ir::MSCTensor t;
+    t.name = n.name + ":0";
+    t.dtype = n.dtype;
+    t.shape = n.shape;
+    t.layout = n.shape.size() == 4 ? "NCHW" : "";
+    j.outputs = {t};
+    if (n.optype == "input") g.inputs.push_back(t.name);
+    g.nodes.push_back(j);
+  }
+  for (const auto& o : outputs) g.outputs.push_back(o + ":0");
+  g.BuildIndex();
+  return g;
+}
+
+/// vulkan's backend.yaml (it opts in to residual fusion), or a copy of it with other fusion lists.
+msc::emit::BackendSpec Vulkan() { return msc::emit::LoadBackendSpec(kTemplates, "vulkan"); }
+
+const msc::opdef::OpDefRegistry& Opdefs() {
+  static const auto reg = msc::opdef::OpDefRegistry::LoadDir(kOpdefs);
+  return reg;
+}
+
+/// The graph object of the native context.
+Json Context(const msc::ir::MSCGraph& g, const msc::emit::BackendSpec& spec) {
+  return msc::emit::BuildContext(g, Opdefs(), spec)["graph"];
+}
+
+const Json& NodeOf(const Json& graph, const std::string& name) {
+  for (const auto& n : graph["nodes"])
+    if (n["name"] == name) return n;
+  FAIL("no node " << name);
+  static const Json kNull;
+  return kNull;
+}
+
+long long OffsetOf(const Json& graph, const std::string& name) {
+  return NodeOf(graph, name)["outputs"][0]["offset"].get<long long>();
+}
+
+/// [offset, offset + nbytes) of two nodes' outputs do not intersect.
+bool Disjoint(const Json& graph, const std::string& a, const std::string& b) {
+  const Json& ta = NodeOf(graph, a)["outputs"][0];
+  const Json& tb = NodeOf(graph, b)["outputs"][0];
+  const long long oa = ta["offset"], ob = tb["offset"], na = ta["nbytes"], nb = tb["nbytes"];
+  return oa + na <= ob || ob + nb <= oa;
+}
+
+std::string Residual(const Json& graph, const std::string& node) {
+  const Json& r = NodeOf(graph, node)["fused_residual"];
+  return r.is_null() ? "" : r["name"].get<std::string>();
+}
+
+std::string Epilogue(const Json& graph, const std::string& node) {
+  const Json& e = NodeOf(graph, node)["fused_epilogue"];
+  return e.is_null() ? "" : e["name"].get<std::string>();
+}
+
+std::string Into(const Json& graph, const std::string& node) {
+  return NodeOf(graph, node)["fused_into"].get<std::string>();
+}
+
+/// The same fusion and plan through the JSON API: the native context with its fusion fields and
+/// offsets removed, then FuseEpilogues + PlanMemory with the spec's lists.
+Json ViaJsonApi(Json graph, const msc::emit::BackendSpec& spec) {
+  auto strip = [](Json& t) { t.erase("offset"); };
+  for (auto& n : graph["nodes"]) {
+    n["fused_epilogue"] = nullptr;
+    n.erase("fused_residual");
+    n["fused_into"] = "";
+    for (auto& t : n["inputs"]) strip(t);
+    for (auto& t : n["outputs"]) strip(t);
+  }
+  for (auto& t : graph["inputs"]) strip(t);
+  for (auto& t : graph["outputs"]) strip(t);
+  graph.erase("memory");
+  msc::emit::FuseEpilogues(graph, spec.fuse_producers, spec.fuse_epilogues, spec.fuse_residual,
+                           spec.fuse_residual_producers);
+  msc::emit::PlanMemory(graph, spec.memory_alignment, spec.memory_alias);
+  return graph;
+}
+
+/// Every node's fusion fields and output offsets agree between the native and the JSON paths.
+void CheckPathsAgree(const Json& native, const msc::emit::BackendSpec& spec) {
+  const Json json = ViaJsonApi(native, spec);
+  REQUIRE(json["nodes"].size() == native["nodes"].size());
+  for (size_t i = 0; i < native["nodes"].size(); ++i) {
+    const Json& a = native["nodes"][i];
+    const Json& b = json["nodes"][i];
+    INFO("node " << a["name"]);
+    CHECK(a["fused_epilogue"] == b["fused_epilogue"]);
+    const Json res = b.contains("fused_residual") ? b["fused_residual"] : Json();
+    CHECK(a["fused_residual"].is_null() == res.is_null());
+    if (!res.is_null()) CHECK(a["fused_residual"]["name"] == res["name"]);
+    CHECK(a["fused_into"] == b["fused_into"]);
+    const Json& ta = a["outputs"][0];
+    const Json& tb = b["outputs"][0];
+    CHECK(ta.contains("offset") == tb.contains("offset"));  // constants are not planned
+    if (ta.contains("offset") && tb.contains("offset")) CHECK(ta["offset"] == tb["offset"]);
+  }
+  CHECK(native["memory"]["peak_bytes"] == json["memory"]["peak_bytes"]);
+}
+
+const std::vector<int64_t> kS = {1, 8, 6, 6};
+
+}  // namespace
+
+TEST_CASE("residual fusion: a resnet basic block folds add + relu into the second conv") {
+  // x -> conv1 -> relu1 -> conv2 -> add(conv2, x) -> relu2 -> conv3 (output)
+  const auto g = Build({{"x", "input", {}, kS},
+                        {"conv1", "nn.conv2d", {"x"}, kS},
+                        {"relu1", "nn.relu", {"conv1"}, kS},
+                        {"conv2", "nn.conv2d", {"relu1"}, kS},
+                        {"add", "add", {"conv2", "x"}, kS},
+                        {"relu2", "nn.relu", {"add"}, kS},
+                        {"conv3", "nn.conv2d", {"relu2"}, kS}},
+                       {"conv3"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Epilogue(c, "conv1") == "relu1");
+  CHECK(Residual(c, "conv1") == "");
+  CHECK(Residual(c, "conv2") == "x:0");
+  CHECK(Epilogue(c, "conv2") == "relu2");
+  CHECK(Into(c, "add") == "conv2");
+  CHECK(Into(c, "relu2") == "conv2");
+  CHECK(Into(c, "conv2") == "");
+  // The residual is the add's other operand as node.inputs shows it (a full tensor object).
+  CHECK(NodeOf(c, "conv2")["fused_residual"] == NodeOf(c, "add")["inputs"][1]);
+  // conv2 writes the sum: add and relu2 are conv2's bytes; x (read meanwhile) is not.
+  CHECK(OffsetOf(c, "add") == OffsetOf(c, "conv2"));
+  CHECK(OffsetOf(c, "relu2") == OffsetOf(c, "conv2"));
+  CHECK(Disjoint(c, "conv2", "x"));
+  CHECK(Disjoint(c, "conv3", "conv2"));
+  CheckPathsAgree(c, Vulkan());
+}
+
+TEST_CASE("residual fusion: the producer's output may be the add's second operand") {
+  // A downsampling block: the main branch conv2 comes before the shortcut conv `down`, so the add
+  // is folded into `down` (its residual conv2 is ready), not into conv2 (its residual is not).
+  const std::vector<int64_t> s2 = {1, 16, 3, 3};
+  const auto g = Build({{"x", "input", {}, kS},
+                        {"conv1", "nn.conv2d", {"x"}, s2},
+                        {"relu1", "nn.relu", {"conv1"}, s2},
+                        {"conv2", "msc.conv2d_bias", {"relu1"}, s2},
+                        {"down", "msc.conv2d_bias", {"x"}, s2},
+                        {"add", "add", {"conv2", "down"}, s2},
+                        {"relu2", "nn.relu", {"add"}, s2},
+                        {"pool", "nn.adaptive_avg_pool2d", {"relu2"}, {1, 16, 1, 1}}},
+                       {"pool"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Residual(c, "conv2") == "");
+  CHECK(Residual(c, "down") == "conv2:0");
+  CHECK(Epilogue(c, "down") == "relu2");
+  CHECK(Into(c, "add") == "down");
+  CHECK(Into(c, "relu2") == "down");
+  // add's output aliases its input 1 (down), never its input 0 (the residual).
+  CHECK(OffsetOf(c, "add") == OffsetOf(c, "down"));
+  CHECK(OffsetOf(c, "relu2") == OffsetOf(c, "down"));
+  CHECK(Disjoint(c, "down", "conv2"));
+  CHECK(Disjoint(c, "down", "x"));
+  CheckPathsAgree(c, Vulkan());
+}
+
+TEST_CASE("residual fusion: what is not folded") {
+  const msc::emit::BackendSpec spec = Vulkan();
+  SUBCASE("the residual is computed after the producer") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"later", "nn.relu", {"x"}, kS},
+                          {"add", "add", {"conv", "later"}, kS}},
+                         {"add"});
+    const Json c = Context(g, spec);
+    CHECK(Residual(c, "conv") == "");
+    CHECK(Into(c, "add") == "");
+    CHECK(Epilogue(c, "later") == "");  // relu of an input: no producer
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("broadcasting: the residual's shape differs") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"b", "input", {}, {1, 8, 1, 1}},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"add", "add", {"conv", "b"}, kS}},
+                         {"add"});
+    const Json c = Context(g, spec);
+    CHECK(Residual(c, "conv") == "");
+    CHECK(Into(c, "add") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("the residual's dtype differs") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"h", "input", {}, kS, "float16"},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"add", "add", {"conv", "h"}, kS}},
+                         {"add"});
+    const Json c = Context(g, spec);
+    CHECK(Residual(c, "conv") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("the producer's output has a second consumer") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"add", "add", {"conv", "x"}, kS},
+                          {"other", "nn.relu", {"conv"}, kS}},
+                         {"add", "other"});
+    const Json c = Context(g, spec);
+    CHECK(Residual(c, "conv") == "");
+    CHECK(Into(c, "add") == "");
+    CHECK(Into(c, "other") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("the producer's output is a graph output") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"add", "add", {"conv", "x"}, kS}},
+                         {"add", "conv"});
+    const Json c = Context(g, spec);
+    CHECK(Residual(c, "conv") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("y + y") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"add", "add", {"conv", "conv"}, kS}},
+                         {"add"});
+    const Json c = Context(g, spec);
+    CHECK(Residual(c, "conv") == "");
+    CHECK(Into(c, "add") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("a producer outside residual_producers (vulkan: the 1-D convolutions)") {
+    const std::vector<int64_t> s = {1, 4, 9};
+    const auto g = Build({{"x", "input", {}, s},
+                          {"conv", "nn.conv1d", {"x"}, s},
+                          {"add", "add", {"conv", "x"}, s},
+                          {"relu", "nn.relu", {"add"}, s}},
+                         {"relu"});
+    const Json c = Context(g, spec);
+    CHECK(Residual(c, "conv") == "");
+    CHECK(Into(c, "add") == "");
+    CHECK(Into(c, "relu") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("an op other than the residual list's (subtract)") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"sub", "subtract", {"x", "conv"}, kS}},
+                         {"sub"});
+    const Json c = Context(g, spec);
+    CHECK(Residual(c, "conv") == "");
+    CHECK(Into(c, "sub") == "");
+  }
+  SUBCASE("backends without the residual keys (torch) fold nothing") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"add", "add", {"conv", "x"}, kS},
+                          {"relu", "nn.relu", {"add"}, kS}},
+                         {"relu"});
+    for (const char* backend : {"torch", "relax", "numpy"}) {
+      const Json c = Context(g, msc::emit::LoadBackendSpec(kTemplates, backend));
+      CHECK(Residual(c, "conv") == "");
+      CHECK(Into(c, "add") == "");
+      CHECK(Into(c, "relu") == "");
+    }
+  }
+}
+
+TEST_CASE("residual fusion: a sum that is a graph output keeps the act after it separate") {
+  // conv + x is a graph output and feeds a relu: the add is folded (its output is conv's bytes,
+  // live to the end), the relu is not (it must not overwrite the returned sum).
+  const auto g = Build({{"x", "input", {}, kS},
+                        {"conv", "nn.conv2d", {"x"}, kS},
+                        {"add", "add", {"conv", "x"}, kS},
+                        {"relu", "nn.relu", {"add"}, kS}},
+                       {"add", "relu"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Residual(c, "conv") == "x:0");
+  CHECK(Epilogue(c, "conv") == "");
+  CHECK(Into(c, "add") == "conv");
+  CHECK(Into(c, "relu") == "");
+  CHECK(OffsetOf(c, "add") == OffsetOf(c, "conv"));
+  CHECK(Disjoint(c, "relu", "conv"));
+  CHECK(Disjoint(c, "conv", "x"));
+  CheckPathsAgree(c, Vulkan());
+  // Without the relu the same sum is folded as well; a relu with a second reader of the sum
+  // stays separate too.
+  const auto g2 = Build({{"x", "input", {}, kS},
+                         {"conv", "nn.conv2d", {"x"}, kS},
+                         {"add", "add", {"conv", "x"}, kS},
+                         {"relu", "nn.relu", {"add"}, kS},
+                         {"tail", "add", {"add", "relu"}, kS}},
+                        {"tail"});
+  const Json c2 = Context(g2, Vulkan());
+  CHECK(Residual(c2, "conv") == "x:0");
+  CHECK(Epilogue(c2, "conv") == "");
+  CHECK(Into(c2, "relu") == "");
+  CheckPathsAgree(c2, Vulkan());
+}
+
+TEST_CASE("residual fusion: graph inputs and constants are ready wherever they are") {
+  // The second graph input is declared (node order) after the conv; constants are weights.
+  const auto g = Build({{"x", "input", {}, kS},
+                        {"conv", "nn.conv2d", {"x"}, kS},
+                        {"late", "input", {}, kS},
+                        {"add", "add", {"late", "conv"}, kS},
+                        {"conv2", "nn.conv2d", {"add"}, kS},
+                        {"k", "constant", {}, kS},
+                        {"add2", "add", {"conv2", "k"}, kS}},
+                       {"add2"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Residual(c, "conv") == "late:0");
+  CHECK(Into(c, "add") == "conv");
+  CHECK(OffsetOf(c, "add") == OffsetOf(c, "conv"));
+  CHECK(Disjoint(c, "conv", "late"));
+  CHECK(Residual(c, "conv2") == "k:0");
+  CHECK(Into(c, "add2") == "conv2");
+  CHECK(OffsetOf(c, "add2") == OffsetOf(c, "conv2"));
+  CheckPathsAgree(c, Vulkan());
+}
+
+TEST_CASE("residual fusion: transformer linear + residual and matmul") {
+  const std::vector<int64_t> s = {2, 12, 12};
+  const auto g = Build({{"x", "input", {}, s},
+                        {"fc1", "msc.linear_bias", {"x"}, s},
+                        {"add1", "add", {"x", "fc1"}, s},
+                        {"fc2", "msc.linear", {"add1"}, s},
+                        {"add2", "add", {"fc2", "add1"}, s},
+                        {"clip", "clip", {"add2"}, s},
+                        {"mm", "matmul", {"clip", "x"}, s},
+                        {"add3", "add", {"mm", "fc1"}, s}},
+                       {"add3"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Residual(c, "fc1") == "");  // its output has two readers (add1, add3)
+  CHECK(Residual(c, "fc2") == "add1:0");
+  CHECK(Epilogue(c, "fc2") == "clip");
+  CHECK(Into(c, "clip") == "fc2");
+  CHECK(Residual(c, "mm") == "fc1:0");
+  CHECK(Into(c, "add3") == "mm");
+  // add1 stays a separate add (x + fc1, fc1 read twice) and is fc2's residual: fc2's output
+  // (= add2 = clip) never shares its bytes.
+  CHECK(Into(c, "add1") == "");
+  CHECK(Disjoint(c, "fc2", "add1"));
+  CHECK(OffsetOf(c, "clip") == OffsetOf(c, "fc2"));
+  CHECK(Disjoint(c, "mm", "fc1"));
+  CheckPathsAgree(c, Vulkan());
+}
+
+TEST_CASE("residual fusion, JSON API: an add with three inputs or without shapes") {
+  Json g = {{"nodes", Json::array()}, {"inputs", Json::array()}, {"outputs", Json::array()}};
+  auto tensor = [](const std::string& name, bool in, bool out, Json consumers) {
+    return Json{{"name", name},          {"nbytes", 1024},       {"dtype", "float32"},
+                {"shape", {256}},        {"is_graph_input", in}, {"is_graph_output", out},
+                {"consumers", consumers}};
+  };
+  const Json x = tensor("x:0", true, false, {"conv", "add"});
+  const Json y = tensor("conv:0", false, false, {"add"});
+  const Json s = tensor("add:0", false, true, Json::array());
+  g["nodes"].push_back(
+      {{"name", "x"}, {"optype", "input"}, {"inputs", Json::array()}, {"outputs", {x}}});
+  g["nodes"].push_back({{"name", "conv"}, {"optype", "conv"}, {"inputs", {x}}, {"outputs", {y}}});
+  g["nodes"].push_back(
+      {{"name", "add"}, {"optype", "add"}, {"inputs", {y, x, x}}, {"outputs", {s}}});
+  Json three = g;
+  msc::emit::FuseEpilogues(three, {"conv"}, {"relu"}, {"add"}, {"conv"});
+  CHECK_FALSE(three["nodes"][1].contains("fused_residual"));
+  CHECK_FALSE(three["nodes"][2].contains("fused_into"));
+  g["nodes"][2]["inputs"] = {y, x};
+  msc::emit::FuseEpilogues(g, {"conv"}, {"relu"}, {"add"}, {"conv"});
+  CHECK(g["nodes"][1]["fused_residual"]["name"] == "x:0");
+  CHECK(g["nodes"][2]["fused_into"] == "conv");
+  msc::emit::PlanMemory(g, 256, {});
+  CHECK(g["nodes"][2]["outputs"][0]["offset"] == g["nodes"][1]["outputs"][0]["offset"]);
+  CHECK(g["nodes"][1]["outputs"][0]["offset"] != g["nodes"][0]["outputs"][0]["offset"]);
+  // Without the residual keys the JSON API folds no add (the old signature).
+  Json plain = three;
+  plain["nodes"][2]["inputs"] = {y, x};
+  msc::emit::FuseEpilogues(plain, {"conv"}, {"relu"});
+  CHECK_FALSE(plain["nodes"][1].contains("fused_residual"));
+}
+
+TEST_CASE("backend.yaml fuse_epilogues.residual: keys, pairing and subset checks") {
+  fs::path root = fs::temp_directory_path() / fs::unique_path("msc-fuse-%%%%%%");
+  fs::create_directories(root / "b");
+  const std::string file = (root / "b" / "backend.yaml").string();
+  auto load = [&](const std::string& fuse, msc::emit::BackendSpec* spec) -> std::string {
+    std::ofstream(file) << "op_template: ops/{path}.j2\nop_sections: [run]\n"
+                           "files: [{template: t.j2, output: t}]\n"
+                        << fuse;
+    try {
+      *spec = msc::emit::LoadBackendSpec(root.string(), "b");
+    } catch (const msc::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  msc::emit::BackendSpec spec;
+  CHECK(load("fuse_epilogues:\n  producers: [conv, dense]\n  epilogues: [relu]\n"
+             "  residual: [add]\n  residual_producers: [conv]\n",
+             &spec) == "");
+  CHECK(spec.fuse_residual == std::vector<std::string>{"add"});
+  CHECK(spec.fuse_residual_producers == std::vector<std::string>{"conv"});
+  CHECK(load("fuse_epilogues:\n  producers: [conv]\n  epilogues: [relu]\n  residual: [add]\n",
+             &spec) == file +
+                           ":5:3: fuse_epilogues.residual and fuse_epilogues.residual_producers go "
+                           "together");
+  CHECK(load("fuse_epilogues:\n  producers: [conv]\n  epilogues: [relu]\n  residual: [add]\n"
+             "  residual_producers: [conv, pool]\n",
+             &spec) == file +
+                           ":8:23: fuse_epilogues.residual_producers: 'pool' is not in "
+                           "fuse_epilogues.producers");
+  CHECK(load("fuse_epilogues:\n  producers: [conv]\n  residual_adds: [add]\n", &spec)
+            .rfind(file + ":6:3: unknown key 'residual_adds' in fuse_epilogues", 0) == 0);
+  // The repo's vulkan backend opts in; its residual producers are conv/GEMM producers.
+  const auto vk = Vulkan();
+  CHECK(vk.fuse_residual == std::vector<std::string>{"add"});
+  for (const auto& p : vk.fuse_residual_producers)
+    CHECK(std::find(vk.fuse_producers.begin(), vk.fuse_producers.end(), p) !=
+          vk.fuse_producers.end());
+  fs::remove_all(root);
+}
