@@ -6,6 +6,8 @@
 // crash fails the whole test binary, a hang the ctest timeout.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 
 #include "generator/frontend/onnx/onnx_import.h"
@@ -260,4 +262,78 @@ TEST_CASE("onnx: float16 scalar constants of converters (Elu) are written, not a
   m.Output("y", {2, 3}, onnx::TensorProto::FLOAT16);
   const std::string path = m.Save();
   CHECK(msc_test::ImportError(path) == "");
+}
+
+// Found by the review of the guards (traced in ONNX 1.12's sources, not fuzzed):
+TEST_CASE("onnx guard: auto_pad NOTSET without pads still takes the dim/stride loop") {
+  OnnxModel m(11);
+  m.Input("x", {1, 1, int64_t{1} << 40, 1});
+  auto* n = m.Node("MaxPool", {"x"}, {"y"});
+  msc_test::StrAttr(n, "auto_pad", "NOTSET");
+  msc_test::IntsAttr(n, "kernel_shape", {2, 1});
+  msc_test::IntsAttr(n, "strides", {2, 1});
+  m.Output("y", {-1, -1, -1, -1});
+  EndsCleanly(m);
+}
+
+TEST_CASE("onnx guard: int32 Slice steps are checked like int64 ones") {
+  // Slice-13's data propagation adds the step to an int: 2^31 - 1 wraps it to INT_MIN.
+  OnnxModel m(13);
+  m.Input("x", {2, 3, 4});
+  m.Node("Shape", {"x"}, {"s"});
+  for (const auto& [name, v] : {std::pair<const char*, int64_t>{"starts", 1},
+                                {"ends", 4},
+                                {"axes", 0},
+                                {"steps", 2147483647}})
+    m.Init(name, msc::frontend::onnx_import::MakeIntTensor("int32", {1}, {v}));
+  m.Node("Slice", {"s", "starts", "ends", "axes", "steps"}, {"y"});
+  m.Output("y", {-1}, onnx::TensorProto::INT64);
+  CHECK(EndsCleanly(m) == "");  // [2, 3, 4][1:4:2^31-1] = [3], folded
+}
+
+TEST_CASE("onnx guard: GatherND batch_dims + the indices' last dim cannot wrap int64") {
+  OnnxModel m(13);
+  m.Input("data", {2, 3});
+  m.Input("idx", {(int64_t{1} << 62) + (int64_t{1} << 31)}, onnx::TensorProto::INT64);
+  msc_test::IntAttr(m.Node("GatherND", {"data", "idx"}, {"y"}), "batch_dims", int64_t{1} << 62);
+  m.Output("y", {-1});
+  RejectedWith(m);
+}
+
+TEST_CASE("onnx folding: an empty Concat / Gather of huge leading dims ends at once") {
+  namespace ox = msc::frontend::onnx_import;
+  const int64_t big = int64_t{1} << 40;
+  OnnxModel m(13);
+  msc_test::TensorAttr(m.Node("Constant", {}, {"c"}), "value",
+                       ox::MakeTensor("float32", {big, big, 0}, {}));
+  msc_test::IntAttr(m.Node("Concat", {"c", "c"}, {"cc"}), "axis", 2);
+  m.Ints("i", {0});
+  msc_test::IntAttr(m.Node("Gather", {"c", "i"}, {"g"}), "axis", 2);
+  m.Node("Shape", {"cc"}, {"s1"});
+  m.Node("Shape", {"g"}, {"s2"});
+  m.Input("x", {2});
+  m.Node("Neg", {"x"}, {"y"});
+  m.Output("s1", {3}, onnx::TensorProto::INT64);
+  m.Output("s2", {3}, onnx::TensorProto::INT64);
+  m.Output("y", {2});
+  EndsCleanly(m);
+}
+
+TEST_CASE("onnx: float constants beyond float's range become inf, not undefined behaviour") {
+  namespace ox = msc::frontend::onnx_import;
+  OnnxModel m(13);  // Gemm's converter scales a constant C by beta in MakeTensor
+  m.Input("a", {2, 3}, onnx::TensorProto::FLOAT16);
+  m.Init("b", ox::MakeTensor("float16", {3, 4}, std::vector<double>(12, 1.0)));
+  m.Init("c", ox::MakeTensor("float16", {4}, {1, 2, 3, 4}));
+  msc_test::FloatAttr(m.Node("Gemm", {"a", "b", "c"}, {"y"}), "beta", 1e38f);
+  m.Output("y", {2, 4}, onnx::TensorProto::FLOAT16);
+  EndsCleanly(m);
+  // MakeTensor itself: 1e300 is beyond float32 and float16.
+  const auto t = ox::MakeTensor("float32", {2}, {1e300, -1e300});
+  float v[2];
+  std::memcpy(v, t.data.data(), 8);
+  CHECK(std::isinf(v[0]));
+  CHECK(v[0] > 0);
+  CHECK(std::isinf(v[1]));
+  CHECK(v[1] < 0);
 }

@@ -215,6 +215,8 @@ Fold GatherAxis(const onnx::NodeProto& node, const Arr& data, const Arr& idx, in
   out_shape.insert(out_shape.end(), idx.shape.begin(), idx.shape.end());
   out_shape.insert(out_shape.end(), data.shape.begin() + axis + 1, data.shape.end());
   if (Numel(out_shape) > kMaxFoldElements) return std::nullopt;
+  // No elements: done (the leading dims alone may multiply to ~2^63 loop steps).
+  if (Numel(out_shape) == 0) return One(Like(data.dtype, out_shape));
   int64_t outer = Numel({data.shape.begin(), data.shape.begin() + axis});
   int64_t inner = Numel({data.shape.begin() + axis + 1, data.shape.end()});
   int64_t n = data.shape[axis];
@@ -367,6 +369,16 @@ Tensor MakeIntTensor(const std::string& dtype, const std::vector<int64_t>& shape
   return t;
 }
 
+namespace {
+/// double -> float; beyond float's finite range gives +-inf (static_cast is undefined there:
+/// UBSan float-cast-overflow), NaN stays NaN.
+float ToFloat(double x) {
+  if (std::isfinite(x) && std::fabs(x) > std::numeric_limits<float>::max())
+    return x > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+  return static_cast<float>(x);
+}
+}  // namespace
+
 Tensor MakeTensor(const std::string& dtype, const std::vector<int64_t>& shape,
                   const std::vector<double>& values) {
   if (IsIntDtype(dtype)) {
@@ -383,12 +395,12 @@ Tensor MakeTensor(const std::string& dtype, const std::vector<int64_t>& shape,
     if (dtype == "float64") {
       std::memcpy(p, &values[k], 8);
     } else if (dtype == "float32") {
-      float y = static_cast<float>(values[k]);
+      const float y = ToFloat(values[k]);
       std::memcpy(p, &y, 4);
     } else if (dtype == "float16" || dtype == "bfloat16") {
       // Through float, each step rounding to nearest even: exact for the float attributes and
       // small integers converters write; a double result of folding may round twice.
-      const float y = static_cast<float>(values[k]);
+      const float y = ToFloat(values[k]);
       const uint16_t h = dtype == "float16" ? FloatToHalf(y) : FloatToBfloat16(y);
       std::memcpy(p, &h, 2);
     } else {
@@ -522,11 +534,13 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
     std::vector<int64_t> shape = in[0].shape;
     shape[axis] = 0;
     for (const Arr& a : in) {
-      if (a.shape.size() != static_cast<size_t>(rank) || a.is_int() != in[0].is_int())
+      if (a.shape.size() != static_cast<size_t>(rank) || a.is_int() != in[0].is_int() ||
+          __builtin_add_overflow(shape[axis], a.shape[axis], &shape[axis]))
         return std::nullopt;
-      shape[axis] += a.shape[axis];
     }
+    if (Numel(shape) > kMaxFoldElements) return std::nullopt;
     Arr r = Like(in[0].dtype, shape);
+    if (Numel(shape) == 0) return One(r);  // (the leading dims alone may be ~2^63 loop steps)
     const int64_t outer = Numel({shape.begin(), shape.begin() + axis});
     int64_t k = 0;
     for (int64_t o = 0; o < outer; ++o)

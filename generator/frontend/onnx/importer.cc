@@ -408,8 +408,13 @@ std::optional<std::vector<Tensor>> Importer::TryFold(const onnx::NodeProto& node
       dims.push_back(d.dim_value());
     }
     Tensor fake{"bool", dims, {}};  // only the shape is read
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
+    int64_t n = 1;  // element count: 0 with a 0 dim; not folded when it does not fit in int64
+    if (std::find(dims.begin(), dims.end(), 0) != dims.end()) {
+      n = 0;
+    } else {
+      for (int64_t d : dims)
+        if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+    }
     if (n > kMaxFoldElements) {
       if (op == "Size") return std::vector<Tensor>{MakeIntTensor("int64", {}, {n})};
       fake.shape = dims;
@@ -619,8 +624,8 @@ void Importer::AddOutputs() {
 
 ImportResult Importer::Run() {
   Load();
+  CheckDeclarations(path_, model_.graph());  // the model's own (before --input-shape edits it)
   ApplyInputShapes();
-  CheckDeclarations(path_, model_.graph());
   CheckOpTypes(/*before_folding=*/true);
   InferAndFold();
   result_.graph.name = model_.graph().name().empty() ? "main" : model_.graph().name();

@@ -96,11 +96,22 @@ int64_t IntAttr(InferenceContext& ctx, const char* name, int64_t fallback) {
 std::optional<std::vector<int64_t>> ConstInts(InferenceContext& ctx, size_t k) {
   if (k >= ctx.getNumInputs()) return std::nullopt;
   if (const onnx::TensorProto* t = ctx.getInputData(k)) {
-    if (t->data_type() != onnx::TensorProto::INT64) return std::nullopt;
-    std::vector<int64_t> v(t->int64_data().begin(), t->int64_data().end());
-    if (t->has_raw_data()) {
-      v.resize(t->raw_data().size() / 8);
-      if (!v.empty()) std::memcpy(v.data(), t->raw_data().data(), v.size() * 8);
+    std::vector<int64_t> v;
+    if (t->data_type() == onnx::TensorProto::INT64) {
+      v.assign(t->int64_data().begin(), t->int64_data().end());
+      if (t->has_raw_data()) {
+        v.resize(t->raw_data().size() / 8);
+        if (!v.empty()) std::memcpy(v.data(), t->raw_data().data(), v.size() * 8);
+      }
+    } else if (t->data_type() == onnx::TensorProto::INT32) {  // ONNX's ParseData reads both
+      v.assign(t->int32_data().begin(), t->int32_data().end());
+      if (t->has_raw_data()) {
+        std::vector<int32_t> w(t->raw_data().size() / 4);
+        if (!w.empty()) std::memcpy(w.data(), t->raw_data().data(), w.size() * 4);
+        v.assign(w.begin(), w.end());
+      }
+    } else {
+      return std::nullopt;
     }
     return v;
   }
@@ -153,14 +164,17 @@ void ConvPool(InferenceContext& ctx, bool has_weight) {
     if (rx >= 0 && rw >= 0 && rx != rw)
       fail_shape_inference("X has rank ", rx, " but W has rank ", rw);
   }
+  // ONNX runs the loop whenever auto_pad is given and is not VALID (NOTSET and unknown strings
+  // included) and there is no pads attribute.
   const onnx::AttributeProto* pad = ctx.getAttribute("auto_pad");
-  if (pad == nullptr || pad->s() == "NOTSET" || pad->s() == "VALID" || rx < 3) return;
+  if (pad == nullptr || pad->s() == "VALID" || ctx.getAttribute("pads") != nullptr || rx < 3)
+    return;
   const onnx::AttributeProto* strides = ctx.getAttribute("strides");
   const onnx::TensorShapeProto& shape = *TensorShape(ctx, 0);
   for (int i = 2; i < rx; ++i) {
     const int64_t stride =
         strides != nullptr && i - 2 < strides->ints_size() ? strides->ints(i - 2) : 1;
-    constexpr int64_t kMaxSteps = int64_t{1} << 24;
+    constexpr int64_t kMaxSteps = int64_t{1} << 28;
     if (stride > 1 && shape.dim(i).has_dim_value() && shape.dim(i).dim_value() / stride > kMaxSteps)
       fail_shape_inference("spatial dim ", i, " is too large for auto_pad");
   }
@@ -210,12 +224,17 @@ void DepthToSpace(InferenceContext& ctx) {
 
 // GatherND (tensor/defs.cc:3200, old.cc:2094/3782): data dims read from indices.dim(-1) +
 // batch_dims, only checked from above.
+// The sum is computed in int64 and only compared from above, so two huge values wrap negative.
 void GatherNd(InferenceContext& ctx) {
-  if (IntAttr(ctx, "batch_dims", 0) < 0) fail_shape_inference("batch_dims must be >= 0");
-  if (const onnx::TensorShapeProto* s = TensorShape(ctx, 1))
-    if (s->dim_size() > 0 && s->dim(s->dim_size() - 1).has_dim_value() &&
-        s->dim(s->dim_size() - 1).dim_value() < 0)
-      fail_shape_inference("the last dim of indices must be >= 0");
+  constexpr int64_t kMaxRank = 64;
+  const int64_t b = IntAttr(ctx, "batch_dims", 0);
+  if (b < 0 || b > kMaxRank) fail_shape_inference("batch_dims ", b, " is out of range");
+  if (const onnx::TensorShapeProto* s = TensorShape(ctx, 1)) {
+    if (s->dim_size() == 0) return;
+    const auto& last = s->dim(s->dim_size() - 1);
+    if (last.has_dim_value() && (last.dim_value() < 0 || last.dim_value() > kMaxRank))
+      fail_shape_inference("the last dim of indices (", last.dim_value(), ") is out of range");
+  }
 }
 
 // LayerNormalization-17 (nn/defs.cc:2303): axis += rank without a range check, then the Mean
@@ -247,6 +266,11 @@ void ShapeOp(InferenceContext& ctx) { RequireTyped(ctx, 0); }
 // Slice-13's data propagation (tensor/defs.cc:1020): `for (int i = start; i < end; i += step)`
 // truncates an int64 step (a step of 2^32 - 1 reads dim -1; a multiple of 2^32 never ends).
 void Slice(InferenceContext& ctx) {
+  // Only the data propagation of a Slice of shape data (or of an int initializer) loops over
+  // the steps; a Slice of an ordinary tensor keeps its large steps.
+  if (ctx.getNumInputs() == 0 ||
+      (ctx.getSymbolicInput(0) == nullptr && ctx.getInputData(0) == nullptr))
+    return;
   if (auto steps = ConstInts(ctx, 4))
     for (int64_t s : *steps)
       if (s == 0 || s > (int64_t{1} << 30) || s < -(int64_t{1} << 30))

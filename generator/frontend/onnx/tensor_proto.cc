@@ -116,6 +116,10 @@ weights::Tensor TensorFromProto(const TensorProto& p, const std::string& model_d
     numel *= d;
   }
   const int64_t item = weights::DtypeItemSize(t.dtype);
+  int64_t nbytes = 0;  // numel * item wrapped for dims like [2^62] (then empty data "matched")
+  if (__builtin_mul_overflow(numel, item, &nbytes))
+    throw Error(where + ": invalid dims (" + weights::FormatShape(t.shape) + " " + t.dtype +
+                " is more bytes than int64 can count)");
   if (p.data_location() == TensorProto::EXTERNAL) {
     std::string raw = ReadExternal(p, model_dir, where);
     t.data.assign(raw.begin(), raw.end());
@@ -153,10 +157,9 @@ weights::Tensor TensorFromProto(const TensorProto& p, const std::string& model_d
         break;
     }
   }
-  if (static_cast<int64_t>(t.data.size()) != numel * item)
+  if (static_cast<int64_t>(t.data.size()) != nbytes)
     throw Error(where + ": holds " + std::to_string(t.data.size()) + " bytes, expected " +
-                std::to_string(numel * item) + " for " + t.dtype + " " +
-                weights::FormatShape(t.shape));
+                std::to_string(nbytes) + " for " + t.dtype + " " + weights::FormatShape(t.shape));
   return t;
 }
 
