@@ -319,6 +319,33 @@ TEST_CASE("fuzz onnx: folding an empty tensor whose other dims overflow int64 is
   CHECK((what.empty() || what.rfind(path + ": ", 0) == 0));
 }
 
+// fuzz_onnx (long run on the guarded importer): BatchNormalization with epsilon -3.3e-29 was
+// imported into an nn.batch_norm whose opdef requires epsilon >= 0: `import` wrote a graph that
+// Validate rejects. The converters of nn.batch_norm / nn.layer_norm now name the attribute.
+TEST_CASE("fuzz onnx: a negative epsilon of a normalization is an import error") {
+  namespace ox = msc::frontend::onnx_import;
+  for (const char* op : {"BatchNormalization", "LayerNormalization"}) {
+    msc_test::OnnxModel m(17);
+    m.Input("x", {1, 2, 3});
+    onnx::NodeProto* n = nullptr;
+    if (std::string(op) == "BatchNormalization") {
+      for (const char* p : {"g", "b", "mean", "var"}) m.Floats(p, {2}, {1, 1});
+      n = m.Node(op, {"x", "g", "b", "mean", "var"}, {"y"});
+    } else {
+      m.Floats("g", {3}, {1, 1, 1});
+      n = m.Node(op, {"x", "g"}, {"y"});
+    }
+    msc_test::FloatAttr(n, "epsilon", -3.3087224e-29f);
+    m.Output("y", {1, 2, 3});
+    const std::string path = m.Save();
+    const std::string what = msc_test::ImportError(path);
+    CAPTURE(what);
+    CHECK(what.rfind(path + ": ", 0) == 0);
+    CHECK(what.find("node 'y' (" + std::string(op) + "): epsilon must be a finite number >= 0") !=
+          std::string::npos);
+  }
+}
+
 // fuzz_graph: a graph output "sum_2:00" (index written with a leading zero). Validate resolved it
 // through SplitTensorName to output 0 of node "sum_2" and accepted it, but the tensor is named
 // "sum_2:0", so BuildContext's lookup by name threw std::out_of_range (map::at) in `generate`.

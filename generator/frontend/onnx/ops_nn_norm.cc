@@ -74,10 +74,19 @@ std::vector<int64_t> AxesFrom(int64_t first, int64_t rank) {
 /// (opset 14+) is composed from the batch statistics (ONNX reference: population variance over
 /// all axes but 1; running_mean = input_mean * momentum + mean * (1 - momentum), same for var).
 /// spatial = 0 (opset < 9) and the training outputs of opset < 14 Fail.
+/// The `epsilon` attribute of a node that becomes an MSC normalization op, whose opdef requires a
+/// finite epsilon >= 0 (found by tests/fuzz/fuzz_onnx: a negative one made an invalid MSCGraph).
+double NormEpsilon(C& c) {
+  const double eps = c.attrs.Float("epsilon", 1e-5f);
+  if (!(eps >= 0) || !std::isfinite(eps))
+    c.Fail("epsilon must be a finite number >= 0, got " + ir::AttrDouble(eps));
+  return eps;
+}
+
 void BatchNorm(C& c) {
   const int64_t rank = c.Rank(0);
   if (rank < 2) c.Fail("input rank " + Str(rank) + " has no channel dim");
-  const double eps = c.attrs.Float("epsilon", 1e-5f);
+  const double eps = NormEpsilon(c);
   if (c.opset < 9 && c.attrs.Int("spatial", 1) == 0)
     c.Fail("spatial = 0 (statistics per channel and position) is not supported");
   bool training = false;
@@ -163,7 +172,7 @@ void InstanceNorm(C& c) {
 void LayerNorm(C& c) {
   const int64_t rank = c.Rank(0);
   const int64_t axis = NormAxis(c, c.attrs.Int("axis", -1), rank);
-  const double eps = c.attrs.Float("epsilon", 1e-5f);
+  const double eps = NormEpsilon(c);
   const OutSpec like = InSpec(c, 0);
   std::vector<int64_t> axes, neg_axes, norm_shape;
   for (int64_t d = axis; d < rank; ++d) {
