@@ -381,6 +381,17 @@ void Context::CreateDevice() {
                                             !FeatureFaultInjected("storageBuffer16BitAccess");
     features_.storage_buffer_8bit_access =
         f8.storageBuffer8BitAccess == VK_TRUE && !FeatureFaultInjected("storageBuffer8BitAccess");
+    VkPhysicalDeviceSubgroupProperties sg{};
+    sg.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceProperties2 p2{};
+    p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    p2.pNext = &sg;
+    vkGetPhysicalDeviceProperties2(physical_device_, &p2);
+    const VkSubgroupFeatureFlags ops =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+    if ((sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+        (sg.supportedOperations & ops) == ops && !FeatureFaultInjected("subgroupShuffle"))
+      features_.subgroup_shuffle_size = sg.subgroupSize;
     // Enable exactly these (everything else off).
     VkPhysicalDeviceFeatures2 enable{};
     f2.features = enable.features;

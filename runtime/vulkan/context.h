@@ -52,6 +52,10 @@ struct DeviceFeatures {
   bool shader_int64 = false;  // VkPhysicalDeviceFeatures::shaderInt64
   bool storage_buffer_16bit_access = false;  // VkPhysicalDevice16BitStorageFeatures
   bool storage_buffer_8bit_access = false;   // VK_KHR_8bit_storage
+  // Compute-stage subgroups with basic + shuffle operations (VkPhysicalDeviceSubgroupProperties,
+  // Vulkan 1.1): their size (lanes), else 0. The "+sg" kernel variants (register-blocked GEMM
+  // on CPU devices, shaders/common/gemm.glsl SG) need it.
+  uint32_t subgroup_shuffle_size = 0;
 };
 
 // "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other".

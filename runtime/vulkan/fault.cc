@@ -54,7 +54,7 @@ Faults Parse(const char* env) {
     } else if (item.rfind("no-feature=", 0) == 0 && item.size() > 11) {
       const std::string feature = item.substr(11);
       if (feature != "shaderInt64" && feature != "storageBuffer16BitAccess" &&
-          feature != "storageBuffer8BitAccess")
+          feature != "storageBuffer8BitAccess" && feature != "subgroupShuffle")
         Bad(item, "names an optional feature the runtime does not use");
       f.features.insert(feature);
     } else if (item.rfind("no-shader=", 0) == 0 && item.size() > 10) {

@@ -8,7 +8,8 @@
 //     device-lost[@N]    the N-th vkQueueSubmit (default the 1st) returns VK_ERROR_DEVICE_LOST
 //                        instead of submitting
 //     no-feature=NAME    the device reports optional feature NAME as absent (shaderInt64,
-//                        storageBuffer16BitAccess, storageBuffer8BitAccess)
+//                        storageBuffer16BitAccess, storageBuffer8BitAccess, subgroupShuffle:
+//                        compute subgroups with shuffles, DeviceFeatures::subgroup_shuffle_size)
 //     no-shader=STEM     the embedded shader STEM (e.g. nn/conv2d) is not found
 //
 // A malformed value throws msc_vk::Error naming the variable. Injection skips the real call, so

@@ -28,6 +28,7 @@
 
 #include "context.h"
 #include "ops_internal.h"
+#include "shader_registry.h"
 
 namespace msc_vk {
 namespace ops {
@@ -47,12 +48,13 @@ struct ConvPush {
 };
 
 // detail::Launch, with the kernel's profile row (Program::Profile) named "<stem> [label]" so that
-// `--profile` shows the time per convolution algorithm.
+// `--profile` shows the time per convolution algorithm. `kernel`: the shader variant to run
+// (`stem` or "<stem>+sg"); the row names `stem` either way.
 template <class P>
 void LaunchAs(Program& p, const char* stem, const char* label, std::vector<Binding> bindings,
               const P& push, const SpecConstants& spec, const std::array<uint32_t, 3>& grid,
-              const Tensor& y) {
-  Kernel& k = p.AddKernel(stem, std::move(bindings), push, spec, y.name);
+              const Tensor& y, const std::string& kernel = "") {
+  Kernel& k = p.AddKernel(kernel.empty() ? stem : kernel, std::move(bindings), push, spec, y.name);
   k.stem = std::string(stem) + " [" + label + "]" +
            (std::getenv("MSC_VK_PROFILE_NODES") ? " " + y.name : std::string());
   p.Dispatch(k, grid[0], grid[1], grid[2]);
@@ -88,14 +90,33 @@ Binding ResidualBinding(const Tensor* r, const Tensor& other, bool vec4) {
   return InTexel(first);
 }
 
-// conv2d.glsl's specialization constants `s` (ids 0, 1, ...) with RES (id 8) = 1 when `res`; the
-// ids in between get the shader's defaults.
-SpecConstants ConvSpec(SpecConstants s, bool res) {
-  if (!res) return s;
+// gemm.glsl / conv2d.glsl SG for the register-blocked GEMMs: the device's subgroup size when its
+// compute subgroups shuffle, the size is 4, 8 or 16 (it divides the 64-lane workgroup and the
+// 16-row block) and the "+sg" variant of `stem` is embedded; else 0 (A rows fetched per
+// invocation).
+uint32_t SubgroupRows(Program& p, const char* stem) {
+  const uint32_t size = p.context().features().subgroup_shuffle_size;
+  if (size != 4 && size != 8 && size != 16) return 0;
+  if (FindEmbeddedShader(std::string(stem) + "+sg") == nullptr) return 0;
+  return size;
+}
+
+// conv2d.glsl's specialization constants `s` (ids 0, 1, ...) with RES (id 8) = 1 when `res` and
+// SG (id 9) = `sg`; the ids in between get the shader's defaults.
+SpecConstants ConvSpec(SpecConstants s, bool res, uint32_t sg = 0) {
+  if (!res && sg == 0) return s;
   static const uint32_t kDefaults[8] = {0, 0, 0, 0, 0, 2, 3, 1};  // ACT .. DW_S
   for (size_t i = s.size(); i < 8; ++i) s.push_back(kDefaults[i]);
-  s.push_back(1u);
+  s.push_back(res ? 1u : 0u);
+  if (sg != 0) s.push_back(sg);
   return s;
+}
+
+// The kernel stem of a conv2d.glsl GEMM MODE (2, 3, 7): "<stem>+sg" when *sg (SubgroupRows) is
+// set, else `stem`.
+std::string ConvGemmStem(Program& p, const char* stem, uint32_t* sg) {
+  *sg = SubgroupRows(p, stem);
+  return *sg ? std::string(stem) + "+sg" : std::string(stem);
 }
 
 // conv2d.glsl's MODE specialization constant.
@@ -254,12 +275,14 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
   g.OH = 1;
   g.OW = U32(Tp, optype, y, "tiles");
   const bool wvec4 = C % 4 == 0;
+  uint32_t sg = 0;
+  const std::string gemm_stem = ConvGemmStem(p, stem, &sg);
   LaunchAs(
       p, stem, "winograd gemm",
       bind(v, View::kTexelVec4, wvec4 ? View::kTexelVec4 : View::kTexelFloat, m, nullptr), g,
-      {0u, wvec4 ? 1u : 0u, 0u, 1u, kModeWinoGemm, uint32_t(F)},
+      ConvSpec({0u, wvec4 ? 1u : 0u, 0u, 1u, kModeWinoGemm, uint32_t(F)}, false, sg),
       {U32(((O + kConvBM - 1) / kConvBM * ((Tp + 7) / 8) + 63) / 64, optype, y, "grid x"), 1u, g.N},
-      y);
+      y, gemm_stem);
   LaunchAs(p, stem, "winograd out", bind(m, View::kTexelFloat, View::kTexelFloat, y, residual),
            push, ConvSpec({a, 0u, 0u, 0u, kModeWinoOutput, uint32_t(F)}, residual != nullptr),
            {U32((T + 63) / 64, optype, y, "grid x"), push.O, 1u}, y);
@@ -390,11 +413,14 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     mm.push_back(Out(y));
     mm.push_back(ResidualBinding(res, b, store4));
     const int64_t blocks = (O + kConvBM - 1) / kConvBM * ((P + 7) / 8);
+    uint32_t sg = 0;
+    const std::string gemm_stem = ConvGemmStem(p, stem, &sg);
     LaunchAs(
         p, stem, "im2col gemm", std::move(mm), g,
         ConvSpec({a.act.enabled ? 1u : 0u, kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
-                 res != nullptr),
-        {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y);
+                 res != nullptr, sg),
+        {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y,
+        gemm_stem);
     return;
   }
   const bool gemm = algo == ConvAlgo::kGemm1x1;
@@ -409,11 +435,13 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     const int64_t blocks = (O + kConvBM - 1) / kConvBM * static_cast<int64_t>(pixel_blocks);
     const std::array<uint32_t, 3> grid = {U32((blocks + 63) / 64, optype, y, "grid x"), 1u,
                                           U32(N, optype, y, "grid z")};
+    uint32_t sg = 0;
+    const std::string gemm_stem = ConvGemmStem(p, stem, &sg);
     LaunchAs(
         p, stem, "1x1 gemm", std::move(bindings), push,
         ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
-                 res != nullptr),
-        grid, y);
+                 res != nullptr, sg),
+        grid, y, gemm_stem);
     return;
   }
   const std::array<uint32_t, 3> grid = {
@@ -472,6 +500,7 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   push.act_max = act.max;
   // GPUs: shared-memory tiles of 64x64 (16x16 invocations); CPU devices: 16x8 register blocks.
   const bool tiled = p.context().use_tiled_kernels();
+  const uint32_t sg = tiled ? 0u : SubgroupRows(p, stem);
   const bool vec4 = !tiled && !trans_a && K % 4 == 0 && N % 4 == 0;
   const View view = vec4 ? View::kTexelVec4 : View::kTexelFloat;
   std::vector<Binding> bindings = {InTexel(a, view), InTexel(b, view)};
@@ -485,9 +514,10 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
             : std::array<uint32_t, 3>{U32(((N + 7) / 8 + 63) / 64, optype, y, "grid x"),
                                       U32((M + 15) / 16, optype, y, "grid y"),
                                       U32(batch, optype, y, "grid z")};
-  detail::Launch(p, stem, std::move(bindings), push,
+  const std::string kernel = sg ? std::string(stem) + "+sg" : std::string(stem);
+  detail::Launch(p, kernel.c_str(), std::move(bindings), push,
                  {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u,
-                  tiled ? 16u : 64u, tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u},
+                  tiled ? 16u : 64u, tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg},
                  grid, y);
 }
 

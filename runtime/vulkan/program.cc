@@ -96,6 +96,10 @@ const char* CapabilityFeature(uint32_t cap, const DeviceFeatures& f, bool* enabl
     case 4448:  // StorageBuffer8BitAccess
       *enabled = f.storage_buffer_8bit_access;
       return "storageBuffer8BitAccess (VK_KHR_8bit_storage)";
+    case 61:  // GroupNonUniform
+    case 66:  // GroupNonUniformShuffle
+      *enabled = f.subgroup_shuffle_size != 0;
+      return "compute subgroups with shuffle operations (VkPhysicalDeviceSubgroupProperties)";
     case 9:     // Float16
     case 10:    // Float64
     case 22:    // Int16

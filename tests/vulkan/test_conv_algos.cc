@@ -369,3 +369,72 @@ TEST_CASE("a fused convolution residual must have the output's shape and its own
       "shares bytes with the output");
   CHECK(p.num_dispatches() == 0);
 }
+
+TEST_CASE("conv GEMMs with weight rows shuffled through the subgroup (+sg) match the reference") {
+  // The GEMM MODEs (1x1, Winograd, im2col) on a context with subgroup shuffles (when the device
+  // has them) and on one without (optional features off). The shapes give subgroups inside one
+  // row block (the shuffled path) and subgroups straddling two (per-invocation fetches), edge
+  // row blocks (O % 16 != 0) and the fused residual.
+  msc_vk::ContextOptions o;
+  o.validation = true;
+  msc_vk::Context with_sg(o);
+  o.disable_optional_features = true;
+  msc_vk::Context without_sg(o);
+  REQUIRE(without_sg.features().subgroup_shuffle_size == 0);
+  const AlgoCase cases[] = {
+      // P = 256: 32 column blocks, every subgroup in one row block
+      {"1x1 wide",
+       {1, 24, 16, 16},
+       {40, 24, 1, 1},
+       {1, 1},
+       {0, 0, 0, 0},
+       1,
+       true,
+       kRelu,
+       1,
+       "msc/conv2d_bias [1x1 gemm]"},
+      // P = 96: 12 column blocks, shuffled and straddling subgroups alternate; scalar W view
+      {"1x1 mixed",
+       {2, 13, 8, 12},
+       {21, 13, 1, 1},
+       {1, 1},
+       {0, 0, 0, 0},
+       1,
+       false,
+       kRelu6,
+       1,
+       "nn/conv2d [1x1 gemm]"},
+      // F(2x2): 100 tiles, 13 column blocks
+      {"winograd",
+       {1, 16, 20, 20},
+       {24, 16, 3, 3},
+       {1, 1},
+       {1, 1, 1, 1},
+       1,
+       true,
+       kRelu,
+       3,
+       "msc/conv2d_bias [winograd gemm]"},
+      // stride 2: im2col, P = 289 (Pp = 292), K = 144
+      {"im2col",
+       {1, 16, 33, 33},
+       {20, 16, 3, 3},
+       {2, 2},
+       {1, 1, 1, 1},
+       1,
+       true,
+       kNone,
+       2,
+       "msc/conv2d_bias [im2col gemm]"},
+  };
+  vkt::ScopedEnv env("MSC_VK_WINOGRAD_TILE", "2");
+  uint32_t seed = 2100;
+  for (msc_vk::Context* ctx : {&with_sg, &without_sg}) {
+    INFO("subgroup shuffle size " << ctx->features().subgroup_shuffle_size);
+    for (const AlgoCase& c : cases) {
+      const bool winograd = std::string(c.name) == "winograd";
+      RunCase(*ctx, c, seed += 10, winograd, c.dispatches, c.row);
+      RunCase(*ctx, c, seed += 10, winograd, c.dispatches, c.row, true);
+    }
+  }
+}

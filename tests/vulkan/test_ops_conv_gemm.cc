@@ -338,3 +338,66 @@ TEST_CASE("the GEMM family adds the fused residual before the activation (regist
     CHECK(p.num_dispatches() == 0);
   }
 }
+
+TEST_CASE(
+    "register GEMM: A rows shuffled through the subgroup (+sg) match per-invocation fetches") {
+  // The same GEMMs on the register path with subgroup shuffles (the default context, when the
+  // device's compute subgroups shuffle) and without (optional features off): both against the
+  // reference. Shapes cover edge row blocks (M % 16 != 0), lanes past N (which must still take
+  // part in the shuffles), both vec4 paths, the scalar path, batches and the fused epilogue.
+  msc_vk::ContextOptions o;
+  o.validation = true;
+  o.tiled_kernels = 0;
+  msc_vk::Context with_sg(o);
+  o.disable_optional_features = true;
+  msc_vk::Context without_sg(o);
+  REQUIRE(without_sg.features().subgroup_shuffle_size == 0);
+  struct Case {
+    const char* name;
+    Shape a, b, y;
+    bool trans_b;
+    int64_t batch, M, N, K, a_bstride, b_bstride;
+  };
+  const Case cases[] = {
+      {"vec4, N % 8 == 4, edge rows", {37, 24}, {24, 52}, {37, 52}, false, 1, 37, 52, 24, 0, 0},
+      {"vec4 transpose_b, lanes past N",
+       {21, 36},
+       {600, 36},
+       {21, 600},
+       true,
+       1,
+       21,
+       600,
+       36,
+       0,
+       0},
+      {"scalar", {19, 7}, {7, 13}, {19, 13}, false, 1, 19, 13, 7, 0, 0},
+      {"scalar transpose_b", {40, 9}, {11, 9}, {40, 11}, true, 1, 40, 11, 9, 0, 0},
+      {"batched broadcast", {1, 33, 16}, {3, 16, 20}, {3, 33, 20}, false, 3, 33, 20, 16, 0, 320},
+  };
+  const ops::Activation relu = ops::Activation::Relu();
+  uint32_t seed = 1700;
+  for (msc_vk::Context* ctx_ptr : {&with_sg, &without_sg})
+    for (const Case& c : cases) {
+      auto& ctx = *ctx_ptr;
+      const uint32_t sg = ctx.features().subgroup_shuffle_size;
+      INFO(c.name << ", subgroup shuffle size " << sg);
+      vkt::Arena ar(ctx, 8u << 20);
+      const auto ad = vkt::Random(msc_vk::NumElements(c.a), ++seed);
+      const auto bd = vkt::Random(msc_vk::NumElements(c.b), ++seed);
+      auto sum = ref::Gemm(ad, bd, {}, c.batch, c.M, c.N, c.K, c.trans_b, c.a_bstride, c.b_bstride);
+      const auto rd = vkt::Random(sum.size(), ++seed);
+      for (size_t i = 0; i < sum.size(); ++i) sum[i] += rd[i];
+      msc_vk::Tensor a = ar.Input("a", c.a, ad), b = ar.Input("b", c.b, bd), y = ar.Alloc("y", c.y);
+      const msc_vk::Tensor r = ar.Input("r", c.y, rd);
+      msc_vk::Program p(ctx);
+      p.EnableProfiling();
+      ops::Matmul(p, a, b, y, c.trans_b, relu, &r);
+      p.Run();
+      vkt::ExpectClose(ar.Read(y), vkt::Activate(sum, relu));
+      const bool sg_kernel = p.Profile().count("matmul+sg") != 0;
+      CHECK(sg_kernel == (sg == 4 || sg == 8 || sg == 16));
+      CHECK(sg_kernel != (p.Profile().count("matmul") != 0));
+      vkt::ExpectNoValidationMessages(ctx);
+    }
+}

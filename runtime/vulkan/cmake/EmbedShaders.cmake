@@ -11,6 +11,9 @@
 # (float32/int32 kernels, needs no optional device feature) and as "<stem>+ext" with
 # -DMSC_VK_EXT=1 --target-env=vulkan1.1 (every dtype: 8/16-bit storage and 64-bit integers, see
 # shaders/common/dtype.glsl). The runtime picks the +ext stem only for tensors that need it.
+# "// msc_vk:variants sg" compiles "<stem>+sg" with -DMSC_VK_SUBGROUP=1 --target-env=vulkan1.1
+# (subgroup shuffles; the runtime picks it on devices with DeviceFeatures::subgroup_shuffle_size).
+# Both may be listed on one line: "// msc_vk:variants ext sg".
 include_guard(GLOBAL)
 
 
@@ -44,10 +47,13 @@ function(msc_vk_embed_shaders target)
       message(FATAL_ERROR "msc_vk_embed_shaders(${target}): no shader for '${stem}': expected ${src}")
     endif()
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})  # variant marker
-    file(STRINGS ${src} ext_marker REGEX "^// msc_vk:variants ext$")
+    file(STRINGS ${src} variant_marker REGEX "^// msc_vk:variants( (ext|sg))+$")
     set(variants "${stem}")
-    if(ext_marker)
+    if(variant_marker MATCHES " ext( |$)")
       list(APPEND variants "${stem}+ext")
+    endif()
+    if(variant_marker MATCHES " sg( |$)")
+      list(APPEND variants "${stem}+sg")
     endif()
     foreach(variant ${variants})
       set(spv ${out_dir}/${variant}.spv)
@@ -55,6 +61,8 @@ function(msc_vk_embed_shaders target)
       file(MAKE_DIRECTORY ${spv_dir})
       if(variant MATCHES "\\+ext$")
         set(variant_flags --target-env=vulkan1.1 -DMSC_VK_EXT=1)
+      elseif(variant MATCHES "\\+sg$")
+        set(variant_flags --target-env=vulkan1.1 -DMSC_VK_SUBGROUP=1)
       else()
         set(variant_flags --target-env=vulkan1.0)
       endif()

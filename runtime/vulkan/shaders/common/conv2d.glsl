@@ -58,7 +58,17 @@
 //           float); with RES = 0 any texel view (ops_gemm.cc binds X), never read. Every store
 //           site (Store8: MODEs 0, 2, 5, 7; MODE 4) applies it; MODEs 1, 3 and 6 write workspaces
 //           and take RES = 0.
+//
+// SG (the "+sg" variant, MSC_VK_SUBGROUP; spec constant 9 = the subgroup size 4, 8 or 16, else
+// 0) in the GEMM MODEs 2, 3, 7: when all lanes of a subgroup fall in one row block (they share
+// m0), lane l fetches W rows m0 + l, m0 + SG + l, ... and subgroupShuffle hands each row to every
+// lane: 16 / SG row fetches per lane and k-step instead of 16 (as gemm.glsl SG). Subgroups that
+// straddle two row blocks (narrow outputs) fetch per invocation.
 #include "util.glsl"
+#ifdef MSC_VK_SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 
 #define CONV_BM 16
 #define CONV_BN 8
@@ -74,6 +84,8 @@ layout(constant_id = 5) const uint WINO_F = 2;     // Winograd output tile: F(2x
 layout(constant_id = 6) const uint DW_K = 3;       // MODE 5: kernel size (3 or 5)
 layout(constant_id = 7) const uint DW_S = 1;       // MODE 5: stride (1 or 2)
 layout(constant_id = 8) const uint RES = 0;        // 1: v += R[element] before the activation
+layout(constant_id = 9) const uint SG = 0;         // "+sg": subgroup size (4, 8, 16); 0: off
+#define SG_ROWS (CONV_BM / 4)                      // W row fetches per lane, at most (SG = 4)
 
 #define MODE_DIRECT 0
 #define MODE_WINO_INPUT 1
@@ -150,38 +162,32 @@ float BiasOf(uint o) {
 #endif
 }
 
-// MODE 2 / MODE 3: C[z] (M x P) = A[z] (M x K) @ B[z] (K x P), A = W (batched in MODE 3 only),
-// B = X, C = Y; M = p.O, K = p.C, P = p.OH * p.OW, z = gl_WorkGroupID.z.
-void GemmMain() {
-  const uint M = p.O, K = p.C, P = p.OH * p.OW;
-  // Invocations walk the (row block, column block) grid row-major, so that narrow outputs
-  // (few column blocks, e.g. the 16 Winograd tiles of a 7x7 image) still fill whole workgroups.
-  const uint col_blocks = (P + CONV_BN - 1) / CONV_BN;
-  const uint id = gl_GlobalInvocationID.x;
-  const uint m0 = (id / col_blocks) * CONV_BM;
-  const uint n0 = (id % col_blocks) * CONV_BN;
-  if (m0 >= M) return;
-  const uint z = gl_WorkGroupID.z;
-  const uint a_base = MODE == MODE_WINO_GEMM ? z * M * K : 0u;
-  // B row stride: P, or P rounded up to 4 for the im2col workspace (always vec4-loadable).
-  const uint ldb = MODE == MODE_IM2COL_GEMM ? (P + 3) & ~3u : P;
-  const bool vec4_b = STORE4 != 0 || MODE == MODE_IM2COL_GEMM;
-  const uint b_base = z * K * ldb;
-  uint arow[CONV_BM];  // element index of A[z, m, 0] (rows clamped to M - 1)
-  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) arow[i] = a_base + min(m0 + i, M - 1) * K;
-  uint bcol[CONV_BN];  // element index of B[z, 0, n] (columns clamped to P - 1)
-  [[unroll]] for (uint j = 0; j < CONV_BN; ++j) bcol[j] = b_base + min(n0 + j, P - 1);
-  // vec4 columns n0..n0+3 and n0+4..n0+7 (the second clamped for P % 8 == 4).
-  const uint bv0 = b_base + n0, bv1 = b_base + min(n0 + 4, ldb - 4);
+// Row i of the W block through the subgroup: lane i % SG fetched it into v[i / SG].
+#ifdef MSC_VK_SUBGROUP
+#define SHUFFLE_ROW(v, i) subgroupShuffle(v[(i) / SG], (i) % SG)
+#else
+#define SHUFFLE_ROW(v, i) v[0]  // not reached: shared_rows is false without the variant
+#endif
 
-  vec4 acc[CONV_BM][2];
-  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
-    acc[i][0] = vec4(0.0);
-    acc[i][1] = vec4(0.0);
-  }
+// GemmMain's k loop: acc[i][h] += A[z, m0 + i, :] @ B[z, :, n0 + 4h .. n0 + 4h + 3]. `by_subgroup`
+// (the same for the whole subgroup): A's rows come through the subgroup (lrow: this lane's rows),
+// else per invocation (arow). A call with a constant `by_subgroup` compiles to its own loop.
+void GemmK(const bool by_subgroup, const uint arow[CONV_BM], const uint lrow[SG_ROWS], uint K,
+           uint ldb, bool vec4_b, uint bv0, uint bv1, const uint bcol[CONV_BN],
+           inout vec4 acc[CONV_BM][2]) {
   for (uint k = 0; k < K; k += 4) {
-    vec4 a[CONV_BM];
-    if (WVEC4 != 0) {
+    vec4 a[CONV_BM], v[SG_ROWS];
+    if (by_subgroup) {
+      [[unroll]] for (uint r = 0; r < SG_ROWS; ++r) {
+        if (r * SG < CONV_BM) {
+          if (WVEC4 != 0) {
+            v[r] = texelFetch(Wt, int((lrow[r] + k) >> 2));
+          } else {
+            [[unroll]] for (uint t = 0; t < 4; ++t) v[r][t] = Fetch(Wt, lrow[r] + min(k + t, K - 1));
+          }
+        }
+      }
+    } else if (WVEC4 != 0) {
       [[unroll]] for (uint i = 0; i < CONV_BM; ++i) a[i] = texelFetch(Wt, int((arow[i] + k) >> 2));
     } else {
       [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
@@ -202,12 +208,58 @@ void GemmMain() {
           }
         }
         [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
-          acc[i][0] = fma(vec4(a[i][t]), b0, acc[i][0]);
-          acc[i][1] = fma(vec4(a[i][t]), b1, acc[i][1]);
+          const float ai = by_subgroup ? SHUFFLE_ROW(v, i)[t] : a[i][t];
+          acc[i][0] = fma(vec4(ai), b0, acc[i][0]);
+          acc[i][1] = fma(vec4(ai), b1, acc[i][1]);
         }
       }
     }
   }
+}
+
+// MODE 2 / MODE 3: C[z] (M x P) = A[z] (M x K) @ B[z] (K x P), A = W (batched in MODE 3 only),
+// B = X, C = Y; M = p.O, K = p.C, P = p.OH * p.OW, z = gl_WorkGroupID.z.
+void GemmMain() {
+  const uint M = p.O, K = p.C, P = p.OH * p.OW;
+  // Invocations walk the (row block, column block) grid row-major, so that narrow outputs
+  // (few column blocks, e.g. the 16 Winograd tiles of a 7x7 image) still fill whole workgroups.
+  const uint col_blocks = (P + CONV_BN - 1) / CONV_BN;
+  const uint id = gl_GlobalInvocationID.x;
+  const uint m0 = (id / col_blocks) * CONV_BM;
+  const uint n0 = (id % col_blocks) * CONV_BN;
+#ifdef MSC_VK_SUBGROUP
+  // The subgroup's lanes are the consecutive ids id - lane .. id - lane + SG - 1.
+  const uint lane = gl_SubgroupInvocationID, first = id - lane;
+  const bool shared_rows = SG != 0 && first / col_blocks == (first + SG - 1) / col_blocks;
+#else
+  const uint lane = 0;
+  const bool shared_rows = false;
+#endif
+  if (m0 >= M) return;  // with shared_rows: the whole subgroup
+  const uint z = gl_WorkGroupID.z;
+  const uint a_base = MODE == MODE_WINO_GEMM ? z * M * K : 0u;
+  // B row stride: P, or P rounded up to 4 for the im2col workspace (always vec4-loadable).
+  const uint ldb = MODE == MODE_IM2COL_GEMM ? (P + 3) & ~3u : P;
+  const bool vec4_b = STORE4 != 0 || MODE == MODE_IM2COL_GEMM;
+  const uint b_base = z * K * ldb;
+  uint arow[CONV_BM];  // element index of A[z, m, 0] (rows clamped to M - 1)
+  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) arow[i] = a_base + min(m0 + i, M - 1) * K;
+  uint lrow[SG_ROWS];  // shared_rows: this lane's rows m0 + r * SG + lane (clamped)
+  [[unroll]] for (uint r = 0; r < SG_ROWS; ++r) lrow[r] = a_base + min(m0 + r * max(SG, 1u) + lane, M - 1) * K;
+  uint bcol[CONV_BN];  // element index of B[z, 0, n] (columns clamped to P - 1)
+  [[unroll]] for (uint j = 0; j < CONV_BN; ++j) bcol[j] = b_base + min(n0 + j, P - 1);
+  // vec4 columns n0..n0+3 and n0+4..n0+7 (the second clamped for P % 8 == 4).
+  const uint bv0 = b_base + n0, bv1 = b_base + min(n0 + 4, ldb - 4);
+
+  vec4 acc[CONV_BM][2];
+  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
+    acc[i][0] = vec4(0.0);
+    acc[i][1] = vec4(0.0);
+  }
+  if (shared_rows)
+    GemmK(true, arow, lrow, K, ldb, vec4_b, bv0, bv1, bcol, acc);
+  else
+    GemmK(false, arow, lrow, K, ldb, vec4_b, bv0, bv1, bcol, acc);
   [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
     const uint m = m0 + i;
     if (m < M) {

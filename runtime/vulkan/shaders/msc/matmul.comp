@@ -1,4 +1,5 @@
 // msc.matmul: numpy matmul, as matmul.comp. Bindings (A, B, C, residual), push and
 // specialization constants: see common/gemm.glsl.
+// msc_vk:variants sg
 #version 450
 #include "common/gemm.glsl"

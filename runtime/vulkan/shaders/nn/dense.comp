@@ -1,4 +1,5 @@
 // nn.dense: Y[..., N] = X[..., K] @ W[N, K]^T (TRANS_B = 1).
 // Bindings (X, W, Y, residual), push and specialization constants: see common/gemm.glsl.
+// msc_vk:variants sg
 #version 450
 #include "common/gemm.glsl"
