@@ -10,7 +10,8 @@
 //     no-feature=NAME    the device reports optional feature NAME as absent (shaderInt64,
 //                        storageBuffer16BitAccess, storageBuffer8BitAccess, subgroupShuffle:
 //                        compute subgroups with shuffles, DeviceFeatures::subgroup_shuffle_size)
-//     no-shader=STEM     the embedded shader STEM (e.g. nn/conv2d) is not found
+//     no-shader=STEM     the embedded shader STEM (e.g. nn/conv2d) and its variants
+//                        (nn/conv2d+sg, ...) are not found
 //
 // A malformed value throws msc_vk::Error naming the variable. Injection skips the real call, so
 // no Vulkan object is left half-made and the validation layer sees only the calls made.

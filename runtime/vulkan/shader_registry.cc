@@ -15,7 +15,9 @@ std::string ShaderStem(const std::string& optype_or_stem) {
 
 const ShaderCode* FindEmbeddedShader(const std::string& optype_or_stem) {
   const std::string stem = ShaderStem(optype_or_stem);
-  if (ShaderFaultInjected(stem)) return nullptr;
+  // A missing .comp takes its variants ("<stem>+ext", "<stem>+sg") with it.
+  if (ShaderFaultInjected(stem) || ShaderFaultInjected(stem.substr(0, stem.find('+'))))
+    return nullptr;
   for (size_t i = 0; i < kEmbeddedShaderCount; ++i) {
     if (stem == kEmbeddedShaders[i].stem) return &kEmbeddedShaders[i];
   }
