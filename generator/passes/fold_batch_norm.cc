@@ -133,7 +133,7 @@ std::vector<Folded> FoldBatchNorm(MSCGraph& graph, weights::TensorMap& weights) 
         AttrTrue(bn, "center") ? Floats(*beta) : std::vector<double>(o, 0);
     const std::vector<double> b0 = bt ? Floats(*bt) : std::vector<double>(o, 0);
     // One pass over the kernel, float32 in and out (each product in double, rounded once).
-    std::vector<uint8_t> wbytes(static_cast<size_t>(4 * wn));
+    std::vector<uint8_t> wbytes = weights::LargeZeroBytes(static_cast<size_t>(4 * wn));
     std::vector<double> bias(o);
     const int64_t per = wn / o;
     const uint8_t* src = wt->data.data();

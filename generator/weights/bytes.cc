@@ -54,6 +54,19 @@ std::vector<uint8_t>& Bytes::vec() {
   return own_;
 }
 
+std::vector<uint8_t> LargeZeroBytes(size_t n) {
+  std::vector<uint8_t> v;
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (n >= 2 * kHuge) {
+    v.reserve(n);  // allocated, not yet touched
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(v.data());
+    const uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1), last = (begin + n) & ~(kHuge - 1);
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  }
+  v.resize(n);
+  return v;
+}
+
 bool operator==(const Bytes& a, const Bytes& b) {
   return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }

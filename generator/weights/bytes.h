@@ -76,4 +76,11 @@ class Bytes {
   uint64_t view_size_ = 0;
 };
 
+/// `n` zero bytes for a large tensor about to be filled: from 4 MiB up, the 2 MiB-aligned part of
+/// the buffer is advised to use transparent huge pages (madvise(2) MADV_HUGEPAGE; the kernel's
+/// default THP mode is "madvise") before it is first touched, so filling it takes one page fault
+/// per 2 MiB instead of one per 4 KiB (resnet18's folded weights, 45 MB: ~11,000 faults fewer).
+/// Elsewhere an ordinary vector.
+std::vector<uint8_t> LargeZeroBytes(size_t n);
+
 }  // namespace msc::weights

@@ -2,6 +2,7 @@
 // robustness against truncated/corrupt files, and BindGraphWeights.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -230,6 +231,14 @@ std::string SmallParamDict() {
 }  // namespace
 
 TEST_SUITE("weights") {
+  TEST_CASE("LargeZeroBytes: n zero bytes, small and huge-page advised sizes") {
+    for (const size_t n : {size_t{0}, size_t{7}, size_t{4} << 20, (size_t{9} << 20) + 13}) {
+      CAPTURE(n);
+      const std::vector<uint8_t> v = msc::weights::LargeZeroBytes(n);
+      REQUIRE(v.size() == n);
+      CHECK(std::all_of(v.begin(), v.end(), [](uint8_t b) { return b == 0; }));
+    }
+  }
   TEST_CASE("real MSC weights: safetensors and param dict agree with each other and graph.json") {
     for (const std::string model : {"conv_relu", "mlp"}) {
       CAPTURE(model);
