@@ -18,7 +18,8 @@
 // measured faster: scripts/bench_vulkan.py); GPUs keep the direct kernel. The environment variable
 // MSC_VK_CONV=direct forces the direct kernel everywhere (A/B comparisons, tests); MSC_VK_CONV=fast
 // allows the other algorithms on every device type; MSC_VK_CONV_OFF=im2col,winograd (any of
-// gemm1x1, im2col, depthwise, winograd) turns single algorithms off.
+// gemm1x1, im2col, depthwise, winograd) turns single algorithms off (depthwise_vec4: the
+// depthwise kernel's vec4 row fetches).
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -365,15 +366,18 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     return;
   }
   if (algo == ConvAlgo::kDepthwise) {
-    std::vector<Binding> bindings = {InTexel(x), InTexel(w)};
+    // Rows of X as vec4 texels when they are whole texels (W % 4 == 0).
+    const bool xvec4 = W % 4 == 0 && !AlgoOff("depthwise_vec4");
+    std::vector<Binding> bindings = {InTexel(x, xvec4 ? View::kTexelVec4 : View::kTexelFloat),
+                                     InTexel(w)};
     if (bias) bindings.push_back(InTexel(*bias));
     bindings.push_back(Out(y));
     bindings.push_back(ResidualBinding(res, x, OW % 4 == 0));  // STORE4 here: OW % 4 == 0
     const int64_t blocks = (OH + 1) / 2 * ((OW + 7) / 8);
+    const uint32_t off = static_cast<uint32_t>((4 - a.padding[1] % 4) % 4);  // DW_OFF
     LaunchAs(p, stem, "depthwise", std::move(bindings), push,
-             ConvSpec({a.act.enabled ? 1u : 0u, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u,
-                       uint32_t(KH), uint32_t(a.strides[0])},
-                      res != nullptr),
+             {a.act.enabled ? 1u : 0u, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u,
+              uint32_t(KH), uint32_t(a.strides[0]), res ? 1u : 0u, 0u, xvec4 ? 1u : 0u, off},
              {U32((blocks + 63) / 64, optype, y, "grid x"), U32(N * C, optype, y, "grid y"), 1u},
              y);
     return;

@@ -164,10 +164,20 @@ TEST_CASE("depthwise convolution kernel matches the reference (3x3 / 5x5, stride
       // tiny: 1x1 input with padding, and a valid conv whose output is 1x1
       {"1x1 input", {1, 7, 1, 1}, {7, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 7, true, kNone, 1, D},
       {"valid 3x3", {1, 2, 3, 3}, {2, 1, 3, 3}, {2, 2}, {0, 0, 0, 0}, 2, true, kNone, 1, D},
+      // W % 4 == 0 (rows fetched as vec4 texels) with every DW_OFF = (-pl) mod 4: mobilenet's
+      // stride-2 112 -> 56 shape (pl 1: 3), a wide row of several blocks (pl 0: 0), 5x5 with
+      // pl 3 (1) and pl 2 (2, the "5x5 s2" case above)
+      {"3x3 s2 W%4", {1, 4, 16, 16}, {4, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, 4, true, kRelu6, 1, D},
+      {"3x3 s1 wide pl0", {1, 2, 5, 40}, {2, 1, 3, 3}, {1, 1}, {1, 0, 1, 2}, 2, true, kNone, 1, D},
+      {"5x5 s1 pl3", {1, 3, 9, 8}, {3, 1, 5, 5}, {1, 1}, {2, 3, 2, 1}, 3, true, kRelu, 1, D},
   };
   uint32_t seed = 1100;
   for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
     for (const AlgoCase& c : cases) RunCase(*ctx, c, seed += 10, false, c.dispatches, c.row);
+  }
+  {  // the same without the vec4 row fetches
+    vkt::ScopedEnv env("MSC_VK_CONV_OFF", "depthwise_vec4");
+    for (const AlgoCase& c : cases) RunCase(vkt::Ctx(), c, seed += 10, false, c.dispatches, c.row);
   }
   // Dilation, a 7x7 kernel or unequal strides stay on the direct kernel's depthwise path.
   const AlgoCase other = {

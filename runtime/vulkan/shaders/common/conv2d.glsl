@@ -26,7 +26,9 @@
 // MODE 5, depthwise (Cg == 1, Og == 1; KH = KW = DW_K in {3, 5}, stride DW_S in {1, 2} both
 //   ways, dilation 1): each invocation computes DW_R (2) output rows x DW_C (8) output columns
 //   of one channel, fetching each input row of its window once. Grid: x = ceil(ceil(OH/2) *
-//   ceil(OW/8) / 64), y = N*C; STORE4 means OW % 4 == 0 here.
+//   ceil(OW/8) / 64), y = N*C; STORE4 means OW % 4 == 0 here. DW_XVEC4 (W % 4 == 0): X is bound
+//   as a vec4 view and each input row of the window is fetched as whole vec4 texels (4 to 6 per
+//   row instead of 10 to 19 floats; on lavapipe every fetch is a gather across the lanes).
 //
 // Winograd F(FxF, 3x3), F = WINO_F = 2 or 4 (Lavin & Gray 2016, "Fast Algorithms for
 // Convolutional Neural Networks", sec. 4; 3x3, stride 1, dilation 1, groups 1):
@@ -85,6 +87,8 @@ layout(constant_id = 6) const uint DW_K = 3;       // MODE 5: kernel size (3 or 
 layout(constant_id = 7) const uint DW_S = 1;       // MODE 5: stride (1 or 2)
 layout(constant_id = 8) const uint RES = 0;        // 1: v += R[element] before the activation
 layout(constant_id = 9) const uint SG = 0;         // "+sg": subgroup size (4, 8, 16); 0: off
+layout(constant_id = 10) const uint DW_XVEC4 = 0;  // MODE 5: X read as vec4 texels (W % 4 == 0)
+layout(constant_id = 11) const uint DW_OFF = 0;    // MODE 5, DW_XVEC4: (-pl) mod 4, see there
 #define SG_ROWS (CONV_BM / 4)                      // W row fetches per lane, at most (SG = 4)
 
 #define MODE_DIRECT 0
@@ -403,10 +407,25 @@ void DepthwiseMain() {
     const bool rowok = uint(ih) < p.H;
     const int rbase = int(xbase) + ih * int(p.W) + iw0;
     float xr[20];
-    [[unroll]] for (uint j = 0; j < L; ++j) {
-      const bool ok = rowok && colok[j];
-      const float v = texelFetch(X, ok ? rbase + int(j) : 0).x;
-      xr[j] = ok ? v : 0.0;
+    if (DW_XVEC4 != 0) {
+      // Columns iw0 + j, j < L, from the vec4 texels starting at column a0 = iw0 - DW_OFF (a
+      // multiple of 4: ow0 * S is a multiple of 8 and DW_OFF = (-pl) mod 4). As W % 4 == 0, a
+      // texel lies wholly inside the row or wholly outside it (zeros).
+      vec4 xv[6];
+      const int a0 = iw0 - int(DW_OFF);
+      [[unroll]] for (uint t = 0; t < (DW_OFF + L + 3) / 4; ++t) {
+        const int col = a0 + int(4 * t);
+        const bool ok = rowok && col >= 0 && col < int(p.W);
+        const vec4 v = texelFetch(X, ok ? (rbase - int(DW_OFF) + int(4 * t)) >> 2 : 0);
+        xv[t] = ok ? v : vec4(0.0);
+      }
+      [[unroll]] for (uint j = 0; j < L; ++j) xr[j] = xv[(DW_OFF + j) / 4][(DW_OFF + j) % 4];
+    } else {
+      [[unroll]] for (uint j = 0; j < L; ++j) {
+        const bool ok = rowok && colok[j];
+        const float v = texelFetch(X, ok ? rbase + int(j) : 0).x;
+        xr[j] = ok ? v : 0.0;
+      }
     }
     [[unroll]] for (uint r = 0; r < DW_R; ++r) {
       if (ir >= r * S && ir < r * S + KS) {
