@@ -58,13 +58,18 @@ struct Expr {
   K kind = K::kConst;
   int line = 0;
   int col = 0;
-  Value value;          // kConst
-  std::string name;     // kName, kGetAttr, kFilter, kTest, kBinary
-  uint64_t hash = 0;    // kName, kGetAttr: HashStr(name)
-  uint8_t methods = 0;  // kGetAttr: MethodMask(name)
+  Value value;                  // kConst
+  std::string name;             // kName, kGetAttr, kFilter, kTest, kBinary
+  uint64_t hash = 0;            // kName, kGetAttr: HashStr(name)
+  uint8_t methods = 0;          // kGetAttr: MethodMask(name)
+  const StrBox* key = nullptr;  // kGetAttr: InternKey(name) (null: not interned)
+  bool str_format = false;      // kCall: "literal".format(...) (printed in place)
   // kGetAttr: the entry index where `name` was last found in a native dict (dicts built from
   // the same JSON shape keep their keys in the same order: checked first).
   mutable uint32_t slot_hint = 0;
+  // kName: the index in the innermost scope's variables where the name was last found there
+  // (Interp::FindName tries it first).
+  mutable uint32_t var_hint = 0;
   BinOp op = BinOp::kAdd;                    // kBinary
   FilterImpl filter = nullptr;               // kFilter: the builtin filter `name` (null: none)
   FilterAppendImpl filter_append = nullptr;  // kFilter: its appending form, if it has one
@@ -79,6 +84,7 @@ struct Expr {
 };
 
 struct Node;
+struct Template;
 using NodePtr = std::unique_ptr<Node>;
 using Body = std::vector<NodePtr>;
 
@@ -130,6 +136,19 @@ struct Node {
   // kFor: whether the body can see `loop` (names it, or has a block that a child template's
   // scoped block could override); otherwise no loop object is made.
   bool uses_loop = true;
+  // kFor: `for k, v in EXPR|dictsort` (two different names, no `loop`, no filter condition, not
+  // recursive): over a native dict with ASCII string keys the entries are visited in sorted order
+  // in place (Interp::RenderSortedDictLoop) instead of building the list of pairs.
+  bool dictsort_loop = false;
+  // dictsort_loop: the order found for the last dict whose keys were all interned (key boxes
+  // in entry order, then the sorted entry indexes), reused for dicts with the same keys.
+  struct SortedKeys {
+    std::vector<const void*> keys;
+    std::vector<uint32_t> order;
+  };
+  mutable std::unique_ptr<SortedKeys> sorted_keys;
+  // kInclude with a constant name: the template it loaded (the environment keeps it).
+  mutable const Template* include_cache = nullptr;
   bool scoped = false;    // kBlock: sees the local variables where it is rendered
   bool required = false;  // kBlock: must be overridden by a template extending this one
   // kBlock: rendered at the top level of the template (not inside a for/macro/block/...), so

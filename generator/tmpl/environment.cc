@@ -1,8 +1,7 @@
 #include "generator/tmpl/environment.h"
 
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "generator/common/error.h"
 #include "generator/tmpl/interp.h"
@@ -113,11 +112,16 @@ const Template* EnvData::Load(const std::string& name) {
   fs::path path = search_root.empty() ? fs::path(key) : fs::path(search_root) / key;
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return nullptr;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return nullptr;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::unique_ptr<Template> parsed = Parse(ss.str(), path.string());
+  // (stdio, not iostreams: a program that never touches a stream skips their locale set-up)
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return nullptr;
+  std::string source;
+  char buf[16384];
+  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) source.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw OpError("template '" + key + "' cannot be read");
+  std::unique_ptr<Template> parsed = Parse(source, path.string());
   parsed->load_name = key;
   Validate(*parsed);
   const Template* t = parsed.get();
@@ -173,7 +177,8 @@ void Environment::AddFunction(const std::string& name, Function f) {
       }));
 }
 
-std::string Environment::RenderParsed(const Template& t, const Value& data, size_t reserve) {
+std::string Environment::RenderParsed(const Template& t, const Value& data, size_t reserve,
+                                      const Sink* sink) {
   if (!data.is_dict() && !data.is_none())
     throw msc::Error(t.name + ": render data must be a JSON object, got " +
                      (data.is_seq()      ? "array"
@@ -181,12 +186,14 @@ std::string Environment::RenderParsed(const Template& t, const Value& data, size
                       : data.is_bool()   ? "boolean"
                                          : "number"));
   std::string out;
-  out.reserve(reserve);
+  out.reserve(sink ? kStreamChunk * 2 : reserve);
   try {
     Interp in(*d_);
+    if (sink) in.StreamTo(&out, sink);
     auto scope = MakeRc<Scope>();
     scope->data = data;
     in.RenderTemplate(t, scope, out);
+    if (sink) in.FlushStream(out);
   } catch (const msc::Error&) {
     throw;
   } catch (const OpError& e) {
@@ -223,6 +230,10 @@ std::string Environment::Render(const std::string& template_name, const Data& da
   // (no copies while the output grows; untouched capacity costs nothing).
   const size_t reserve = data.d_->text_size >= (size_t{64} << 10) ? data.d_->text_size : 0;
   return RenderParsed(Find(template_name), data.d_->root, reserve);
+}
+
+void Environment::Render(const std::string& template_name, const Data& data, const Sink& sink) {
+  RenderParsed(Find(template_name), data.d_->root, 0, &sink);
 }
 
 std::string Environment::RenderString(const std::string& source, const Json& data,

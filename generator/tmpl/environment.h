@@ -81,14 +81,19 @@
 //
 // How it is fast (tests/tmpl/bench.py: a 5,000-op render, whole process against Python's jinja2):
 // templates are parsed once per Environment into a resolved tree (names and attribute names
-// carry their hashes, operators their codes, filters and tests their builtin functions, literal
-// lists/tuples/dicts of constants are constants, `loop` objects are made only for loops that
-// can see them, includes that assign nothing render in the includer's scope); values are 16
-// bytes with shared immutable payloads, so data is never copied (for loops run over the list
-// itself; names and attribute paths are read in place); dict lookups compare hashes and try the
-// entry index where the previous item had the key; scopes and small objects are recycled;
-// macros, string filters and printed expressions write into the one output buffer. Data parsed
-// from JSON text lives in an arena (on huge pages when large).
+// carry their hashes, attribute names are interned, operators their codes, filters and tests
+// their builtin functions, literal lists/tuples/dicts of constants are constants, `loop` objects
+// are made only for loops that can see them, includes that assign nothing render in the
+// includer's scope, a constant include name is loaded once, `"...".format()` and `for k, v in
+// d|dictsort` are recognized); values are 16 bytes with shared immutable payloads, so data is
+// never copied (for loops run over the list itself; names and attribute paths are read in
+// place; a dictsort loop visits the dict's entries in a sort order computed once per key
+// sequence); every name lookup first tries the variable index where it was found last time,
+// every attribute lookup the entry index, and JSON keys are interned process-wide (InternKey)
+// so that comparing a key is comparing two pointers; scopes and small objects are recycled;
+// macros, string filters, str.format and printed expressions write into the one output
+// buffer, which Render with a Sink streams out in 64 KiB pieces. Data parsed from JSON text
+// lives in an arena (on huge pages when large), parsed in one pass that predicts each key.
 #pragma once
 
 #include <functional>
@@ -158,6 +163,13 @@ class Environment {
   std::string Render(const std::string& template_name, const Json& data);
   // The same with Data (must be a dict or null: msc::Error otherwise).
   std::string Render(const std::string& template_name, const Data& data);
+  // Streams the output instead of returning it (jinja2's Template.stream()): `sink` receives it
+  // in order, in pieces of about kStreamChunk bytes as the render produces them and the rest when
+  // it ends, so no buffer grows with the output. Concatenated, the pieces are what Render
+  // returns. If the render fails, the pieces already given stay given and the error is thrown.
+  using Sink = std::function<void(std::string_view piece)>;
+  static constexpr size_t kStreamChunk = size_t{64} << 10;
+  void Render(const std::string& template_name, const Data& data, const Sink& sink);
   // Renders template source text; `name` is used in error messages. Parses are cached by text.
   std::string RenderString(const std::string& source, const Json& data,
                            const std::string& name = "<string>");
@@ -165,7 +177,9 @@ class Environment {
  private:
   const Template& Find(const std::string& template_name);
   // `reserve`: output capacity to start with (a large reserve only costs the pages written).
-  std::string RenderParsed(const Template& t, const Value& data, size_t reserve = 0);
+  // `sink`: stream the output to it (Render with a Sink); the returned string is then empty.
+  std::string RenderParsed(const Template& t, const Value& data, size_t reserve = 0,
+                           const Sink* sink = nullptr);
   std::unique_ptr<EnvData> d_;
 };
 

@@ -73,6 +73,33 @@ Value Interp::Lookup(const std::string& name, const Scope& scope, int line, int 
   return LookupGlobal(name, line, col);
 }
 
+Value Interp::EvalAttrOn(const Expr& e, const Value& obj) {
+  here_ = Pos(e.line, e.col);
+  if (obj.is_dict() && !(e.methods & kDictMethod)) {  // a key, unless it names a method
+    if (const DictBox* d = obj.native_dict()) {
+      if (const Value* v = DictAttr(*d, e)) return *v;
+    } else {
+      Value v;
+      if (obj.Get(e.name, e.hash, &v)) return v;
+    }
+  }
+  return GetAttr(obj, e.name);
+}
+
+Value Interp::EvalAttr(const Expr& e, const Value& obj) {
+  try {
+    return EvalAttrOn(e, obj);
+  } catch (const OpError& err) {
+    Fail(e.line, e.col, err.what());
+  }
+}
+
+Value Interp::EvalNameSlow(const Expr& e, const Scope& scope) {
+  Value v;
+  if (scope.Find(e.name, e.hash, &v)) return v;
+  return LookupGlobal(e.name, e.line, e.col);
+}
+
 Value Interp::LookupGlobal(const std::string& name, int line, int col) {
   if (name == "self" && ctx_.scope) {  // Jinja2's TemplateReference(context)
     Register(ctx_.scope);              // it holds the context scope, which may come to hold it
@@ -132,7 +159,10 @@ Value Interp::GetItem(const Value& obj, const Value& key) {
         std::vector<size_t> b = pystr::Boundaries(obj.s());
         int64_t i = key.i(), n = static_cast<int64_t>(b.size()) - 1;
         if (i < 0) i += n;
-        if (i >= 0 && i < n) return Value::Str(obj.s().substr(b[i], b[i + 1] - b[i]));
+        if (i >= 0 && i < n) {  // (Markup's items are Markup)
+          std::string item = obj.s().substr(b[i], b[i + 1] - b[i]);
+          return obj.is_markup() ? Value::Markup(std::move(item)) : Value::Str(std::move(item));
+        }
       }
       break;
     case Value::Kind::kObject: {
@@ -167,23 +197,32 @@ Value Interp::CallValue(const Value& callee, ValueList& args, Kwargs& kwargs, st
     throw OpError("'" + TypeName(callee) + "' object is not callable");
   Object* obj = callee.obj();
   if (Macro* m = obj->AsMacro()) {
-    SourcePos call_pos = here_;
-    try {
-      if (!sink) return m->Call(*this, args, kwargs);
-      m->CallInto(*this, args, kwargs, *sink);
-      *printed = true;
-      return Value();
-    } catch (const msc::Error& e) {
-      std::string msg = e.what();
-      if (std::count(msg.begin(), msg.end(), '\n') < 8) {
-        std::string where = FormatPos(call_pos);
-        where.resize(where.size() - 2);
-        msg += "\n  in macro '" + m->name() + "' called from " + where;
-      }
-      throw msc::Error(msg);
+    if (!sink) {
+      std::string text;
+      CallMacro(*m, args.data(), args.size(), kwargs, text);
+      return Value::Str(std::move(text));
     }
+    CallMacro(*m, args.data(), args.size(), kwargs, *sink);
+    *printed = true;
+    return Value();
   }
   return obj->Call(*this, args, kwargs);
+}
+
+void Interp::CallMacro(Macro& m, const Value* args, size_t nargs, Kwargs& kwargs,
+                       std::string& out) {
+  const SourcePos call_pos = here_;
+  try {
+    m.CallInto(*this, args, nargs, kwargs, out);
+  } catch (const msc::Error& e) {
+    std::string msg = e.what();
+    if (std::count(msg.begin(), msg.end(), '\n') < 8) {
+      std::string where = FormatPos(call_pos);
+      where.resize(where.size() - 2);
+      msg += "\n  in macro '" + m.name() + "' called from " + where;
+    }
+    throw msc::Error(msg);
+  }
 }
 
 void Interp::EvalArgs(const Expr& e, const ScopePtr& scope, ValueList& args, Kwargs& kwargs) {
@@ -234,6 +273,20 @@ Value Interp::EvalCall(const Expr& e, const ScopePtr& scope, std::string* sink, 
     here_ = Pos(callee.line, callee.col);
     fn = GetAttr(recv, callee.name);
   } else if (const Value* f = Peek(callee, *scope)) {  // a macro by name: no copy
+    Macro* m = f->is_object() ? f->obj()->AsMacro() : nullptr;
+    if (m && sink && e.kwargs.empty() && !e.dyn_args && !e.dyn_kwargs &&
+        e.args.size() <= kInlineArgs) {
+      // Positional arguments only, printed: the arguments on the stack, straight to the macro.
+      InlineArgs argv;
+      for (const auto& a : e.args) {
+        const Value* p = Peek(*a, *scope);
+        argv.Push(p ? *p : Eval(*a, scope));
+      }
+      here_ = Pos(e.line, e.col);
+      CallMacro(*m, argv.data(), argv.size(), kwargs, *sink);
+      *printed = true;
+      return Value();
+    }
     EvalArgs(e, scope, args, kwargs);
     here_ = Pos(e.line, e.col);
     CheckCallable(callee, *f);
@@ -250,6 +303,10 @@ Value Interp::EvalCall(const Expr& e, const ScopePtr& scope, std::string* sink, 
 void Interp::Print(const Expr& e, const ScopePtr& scope, std::string& out, const Expr* at) {
   const Expr& pos = at ? *at : e;  // where str() errors are reported
   if (const Value* p = Peek(e, *scope)) {
+    if (p->is_string()) {  // the common case
+      out += p->s();
+      return;
+    }
     try {
       AppendStr(out, *p);
     } catch (const OpError& err) {
@@ -260,8 +317,7 @@ void Interp::Print(const Expr& e, const ScopePtr& scope, std::string& out, const
   if (e.kind == Expr::K::kCond) {  // print the branch taken (so that it prints in place too)
     bool take;
     try {
-      Value tmp;
-      take = Truthy(EvalRef(*e.items[0], scope, tmp));
+      take = Cond(*e.items[0], scope);
     } catch (const OpError& err) {
       Fail(e.line, e.col, err.what());
     }
@@ -273,6 +329,20 @@ void Interp::Print(const Expr& e, const ScopePtr& scope, std::string& out, const
     return;
   }
   Value v;
+  if (e.str_format) {  // "literal".format(...): formatted straight into the output
+    try {
+      ValueList args;
+      Kwargs kwargs;
+      EvalArgs(e, scope, args, kwargs);
+      here_ = Pos(e.line, e.col);
+      for (const Value& a : args)  // as CallMethod
+        if (a.is_undefined() && !a.is_lenient_undefined()) ThrowUndefined(a);
+      StrFormatTo(out, e.items[0]->items[0]->value.s(), args.data(), args.size(), kwargs);
+    } catch (const OpError& err) {
+      Fail(e.line, e.col, err.what());
+    }
+    return;
+  }
   if (e.kind == Expr::K::kCall) {
     bool printed = false;
     try {
@@ -304,6 +374,46 @@ void Interp::Print(const Expr& e, const ScopePtr& scope, std::string& out, const
   } catch (const OpError& err) {
     Fail(pos.line, pos.col, err.what());
   }
+}
+
+bool Interp::Cond(const Expr& e, const ScopePtr& scope) {
+  if (e.kind == Expr::K::kCompare && e.ops.size() == 1 && e.ops[0] != CmpOp::kLt &&
+      e.ops[0] != CmpOp::kLe && e.ops[0] != CmpOp::kGt && e.ops[0] != CmpOp::kGe) {
+    // ==, !=, in, not in with the operands in place (what EvalCompare computes, without the
+    // bool value)
+    Value ltmp, rtmp;
+    const Value& left = EvalRef(*e.items[0], scope, ltmp);
+    const Value& right = EvalRef(*e.items[1], scope, rtmp);
+    try {
+      switch (e.ops[0]) {
+        case CmpOp::kEq:
+          return EqualsFast(left, right);
+        case CmpOp::kNe:
+          return !EqualsFast(left, right);
+        case CmpOp::kIn:
+          return ContainsFast(right, left);
+        default:
+          return !ContainsFast(right, left);
+      }
+    } catch (const OpError& err) {
+      Fail(e.line, e.col, err.what());
+    }
+  }
+  if (e.kind == Expr::K::kNot) return !Cond(*e.items[0], scope);
+  Value tmp;
+  if (e.kind == Expr::K::kTest && e.test) {  // EvalTest without the bool value
+    const Value& input = EvalRef(*e.items[0], scope, tmp);
+    ValueList args;
+    Kwargs kwargs;
+    try {
+      EvalArgs(e, scope, args, kwargs);
+      here_ = Pos(e.line, e.col);
+      return e.test(*this, input, args, kwargs);
+    } catch (const OpError& err) {
+      Fail(e.line, e.col, err.what());
+    }
+  }
+  return Truthy(EvalRef(e, scope, tmp));
 }
 
 Value Interp::EvalCompare(const Expr& e, const ScopePtr& scope) {
@@ -358,14 +468,6 @@ Value Interp::EvalCompare(const Expr& e, const ScopePtr& scope) {
   return Value::Bool(true);
 }
 
-Value Interp::EvalChecked(const Expr& e, const ScopePtr& scope) {
-  try {
-    return EvalImpl(e, scope);
-  } catch (const OpError& err) {
-    Fail(e.line, e.col, err.what());
-  }
-}
-
 Value Interp::EvalSeq(const Expr& e, const ScopePtr& scope) {
   ValueList items;
   items.reserve(e.items.size());
@@ -415,6 +517,8 @@ Value Interp::EvalFilter(const Expr& e, const ScopePtr& scope) {
   Kwargs kwargs;
   EvalArgs(e, scope, args, kwargs);
   here_ = Pos(e.line, e.col);
+  if (e.filter && env_.filters.empty() && !input.is_undefined())  // a builtin, as ApplyFilter
+    return e.filter(*this, input, args, kwargs);
   return ApplyFilter(e.name, input, args, kwargs, e.filter);
 }
 
@@ -436,15 +540,13 @@ Value Interp::EvalConcat(const Expr& e, const ScopePtr& scope) {
   return Value::Str(std::move(s));
 }
 
-Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
+__attribute__((always_inline)) inline Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
   switch (e.kind) {
     case Expr::K::kConst:
       return e.value;
-    case Expr::K::kName: {
-      Value v;
-      if (scope->Find(e.name, e.hash, &v)) return v;
-      return LookupGlobal(e.name, e.line, e.col);
-    }
+    case Expr::K::kName:
+      if (const Value* v = FindName(e, *scope)) return *v;
+      return EvalNameSlow(e, *scope);
     case Expr::K::kList:
     case Expr::K::kTuple:
       return EvalSeq(e, scope);
@@ -452,13 +554,7 @@ Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
       return EvalDict(e, scope);
     case Expr::K::kGetAttr: {
       Value tmp;
-      const Value& obj = EvalRef(*e.items[0], scope, tmp);
-      here_ = Pos(e.line, e.col);
-      if (obj.is_dict() && !(e.methods & kDictMethod)) {  // a key, unless it names a method
-        Value v;
-        if (obj.Get(e.name, e.hash, &v)) return v;
-      }
-      return GetAttr(obj, e.name);
+      return EvalAttrOn(e, EvalRef(*e.items[0], scope, tmp));
     }
     case Expr::K::kGetItem:
       return EvalGetItem(e, scope);
@@ -479,7 +575,7 @@ Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
       return v.is_bool() ? Value::Int(v.i()) : v;
     }
     case Expr::K::kNot:
-      return Value::Bool(!Truthy(Eval(*e.items[0], scope)));
+      return Value::Bool(!Cond(*e.items[0], scope));
     case Expr::K::kBinary: {
       Value a = Eval(*e.items[0], scope);
       Value b = Eval(*e.items[1], scope);
@@ -500,7 +596,7 @@ Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
       return Eval(*e.items[1], scope);
     }
     case Expr::K::kCond:
-      if (Truthy(Eval(*e.items[0], scope))) return Eval(*e.items[1], scope);
+      if (Cond(*e.items[0], scope)) return Eval(*e.items[1], scope);
       if (e.items[2]) return Eval(*e.items[2], scope);
       return Value::Undef(
           "the inline if-expression evaluated to false and no else section was defined",
@@ -509,6 +605,14 @@ Value Interp::EvalImpl(const Expr& e, const ScopePtr& scope) {
       return block_input ? *block_input : Value();
   }
   return Value();
+}
+
+Value Interp::EvalChecked(const Expr& e, const ScopePtr& scope) {
+  try {
+    return EvalImpl(e, scope);
+  } catch (const OpError& err) {
+    Fail(e.line, e.col, err.what());
+  }
 }
 
 Value Interp::ApplyFilter(const std::string& name, const Value& input, ValueList& args,

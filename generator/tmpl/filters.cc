@@ -255,6 +255,55 @@ Value F_default(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   return v;
 }
 
+// ASCII lower-case of a byte.
+inline unsigned char FoldAscii(unsigned char c) {
+  return static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+}
+
+// a.lower() < b.lower() for ASCII strings (Python compares code points: bytes here).
+bool LessFolded(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t k = 0; k < n; ++k) {
+    const unsigned char x = FoldAscii(static_cast<unsigned char>(a[k]));
+    const unsigned char y = FoldAscii(static_cast<unsigned char>(b[k]));
+    if (x != y) return x < y;
+  }
+  return a.size() < b.size();
+}
+
+bool IsAscii(const std::string& s) {
+  for (unsigned char c : s)
+    if (c >= 0x80) return false;
+  return true;
+}
+
+}  // namespace
+
+bool SortedKeyOrder(const DictBox& d, uint32_t* order) {
+  const size_t n = d.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Value& k = d.begin()[i].key;
+    if (!k.is_string() || !IsAscii(k.s())) return false;
+    order[i] = static_cast<uint32_t>(i);
+  }
+  auto less = [&d](uint32_t x, uint32_t y) {
+    return LessFolded(d.begin()[x].key.s(), d.begin()[y].key.s());
+  };
+  if (n <= 16) {  // insertion sort: stable, no allocation
+    for (size_t i = 1; i < n; ++i) {
+      const uint32_t cur = order[i];
+      size_t j = i;
+      for (; j > 0 && less(cur, order[j - 1]); --j) order[j] = order[j - 1];
+      order[j] = cur;
+    }
+  } else {
+    std::stable_sort(order, order + n, less);
+  }
+  return true;
+}
+
+namespace {
+
 Value F_dictsort(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   ArgFlags given;
   Args a = Bind("dictsort", {"case_sensitive", "by", "reverse"}, 0, args, kw, &given);
@@ -268,6 +317,18 @@ Value F_dictsort(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   bool cs = ArgBool(a[0]), rev = ArgBool(a[2]);
   // Native dicts are read in place; small ones sort on the stack.
   const DictBox* nd = v.native_dict();
+  if (nd && by_key && !cs && !rev && nd->size() <= 16) {  // the default: case-folded keys
+    uint32_t order[16];
+    if (SortedKeyOrder(*nd, order)) {
+      const size_t n = nd->size();
+      ListBox* out = ListBox::Make(n);
+      for (size_t i = 0; i < n; ++i) {
+        const DictBox::Entry& e = nd->begin()[order[i]];
+        out->items()[i] = Value::Pair(e.key, e.value);
+      }
+      return Value::Boxed(Value::Kind::kList, out);
+    }
+  }
   ValueDict json_items;
   if (!nd) json_items = v.Items();
   const size_t n = nd ? nd->size() : json_items.size();
@@ -339,7 +400,8 @@ void FA_format(Interp&, const Value& v, ValueList& args, Kwargs& kw, std::string
     PercentFormatTo(out, ToStr(v), &mapping, 1, true);
     return;
   }
-  PercentFormatTo(out, ToStr(v), args.data(), args.size(), false);
+  std::string text;  // (a str format is used in place)
+  PercentFormatTo(out, v.is_string() ? v.s() : (text = ToStr(v)), args.data(), args.size(), false);
 }
 
 Value F_format(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
@@ -466,6 +528,40 @@ void FA_join(Interp& in, const Value& v, ValueList& args, Kwargs& kw, std::strin
       sep_text = ToStr(a[0]);
   }
   bool first = true;
+  const ListBox* list = a[1].is_none() ? v.native_list() : nullptr;
+  if (list) {  // strings and ints go through a buffer: one append per 256 bytes
+    char buf[256];
+    size_t n = 0;
+    auto put = [&](const char* p, size_t k) {
+      if (n + k > sizeof(buf)) {
+        out.append(buf, n);
+        n = 0;
+        if (k > sizeof(buf)) {
+          out.append(p, k);
+          return;
+        }
+      }
+      std::memcpy(buf + n, p, k);
+      n += k;
+    };
+    for (const Value& item : *list) {
+      if (!first) put(sep->data(), sep->size());
+      first = false;
+      if (item.is_string()) {
+        put(item.s().data(), item.s().size());
+      } else if (item.is_int()) {
+        char digits[24];
+        put(digits, static_cast<size_t>(
+                        std::to_chars(digits, digits + sizeof(digits), item.i()).ptr - digits));
+      } else {
+        out.append(buf, n);
+        n = 0;
+        AppendStr(out, item);
+      }
+    }
+    out.append(buf, n);
+    return;
+  }
   if (a[1].is_none()) {
     ForEachItem(v, [&](const Value& item) {
       if (!first) out += *sep;
@@ -521,10 +617,26 @@ void FA_upper(Interp&, const Value& v, ValueList& args, Kwargs& kw, std::string&
     out += pystr::Upper(ToStr(v));
 }
 
-Value F_map(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
-  ValueList items = Iterate(v);
+// [fn(item) for item in v] as a list, where `items` is Iterate(v) unless v is a native list or
+// tuple: that is read in place and the result is built in its final box (no intermediate
+// vectors: a large list costs no extra copies or pages).
+template <class Fn>
+Value MapList(const Value& v, const ValueList& items, Fn&& fn) {
+  if (const ListBox* l = v.native_list()) {
+    ListBox* box = ListBox::Make(l->size());
+    Value result = Value::Boxed(Value::Kind::kList, box);  // owns the box if fn throws
+    for (size_t k = 0; k < l->size(); ++k) box->items()[k] = fn((*l)[k]);
+    return result;
+  }
   ValueList out;
   out.reserve(items.size());
+  for (const Value& item : items) out.push_back(fn(item));
+  return Value::List(std::move(out));
+}
+
+Value F_map(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
+  ValueList items;
+  if (!v.native_list()) items = Iterate(v);
   bool by_attr = args.empty() &&
                  std::any_of(kw.begin(), kw.end(), [](auto& p) { return p.first == "attribute"; });
   if (by_attr) {
@@ -538,22 +650,20 @@ Value F_map(Interp& in, const Value& v, ValueList& args, Kwargs& kw) {
         throw OpError("Unexpected keyword argument " + pystr::Repr(kv.first));
     }
     ItemGetter getter(attribute);
-    for (const Value& item : items) {
+    return MapList(v, items, [&](const Value& item) {
       Value r = attribute.is_none() ? in.GetItem(item, attribute) : getter.Get(in, item);
       if (r.is_undefined() && !dflt.is_none()) r = dflt;
-      out.push_back(std::move(r));
-    }
-    return Value::List(std::move(out));
+      return r;
+    });
   }
   if (args.empty()) throw OpError("map requires a filter argument");
   std::string name = ToStr(args[0]);
   ValueList rest(args.begin() + 1, args.end());
-  for (const Value& item : items) {
+  return MapList(v, items, [&](const Value& item) {
     ValueList a = rest;
     Kwargs k = kw;
-    out.push_back(in.ApplyFilter(name, item, a, k));
-  }
-  return Value::List(std::move(out));
+    return in.ApplyFilter(name, item, a, k);
+  });
 }
 
 Value MinMax(Interp& in, const Value& v, ValueList& args, Kwargs& kw, bool want_max,
@@ -676,10 +786,22 @@ void NoteRoundedRepr(double out, std::string_view fixed) {
 // the decimal text back gives. Returns false when the case is out of that range.
 bool RoundExact(double x, int n, double* out) {
   if (n < 0 || n > 22 || x == 0.0) return false;
+  // |x| = m * 2^(e2 - 53) with m of 53 bits (frexp's fraction scaled by 2^53), read from the
+  // IEEE-754 fields (x is finite and not 0).
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  const int biased = static_cast<int>((bits >> 52) & 0x7FF);
+  uint64_t m = bits & ((uint64_t{1} << 52) - 1);
   int e2;
-  const double frac = std::frexp(std::fabs(x), &e2);  // |x| = frac * 2^e2, frac in [0.5, 1)
-  const uint64_t m = static_cast<uint64_t>(std::ldexp(frac, 53));  // exact: 53 bits
-  const int s = e2 - 53 + n;                                       // x * 10^n = m * 5^n * 2^s
+  if (biased == 0) {  // subnormal: normalize
+    const int shift = __builtin_clzll(m) - 11;
+    m <<= shift;
+    e2 = -1021 - shift;
+  } else {
+    m |= uint64_t{1} << 52;
+    e2 = biased - 1022;
+  }
+  const int s = e2 - 53 + n;  // x * 10^n = m * 5^n * 2^s
   unsigned __int128 v = m;
   for (int k = 0; k < n; ++k) v *= 5;
   uint64_t q;
@@ -762,12 +884,18 @@ Value F_round(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
   ArgFlags given;
   Args a = Bind("round", {"precision", "method"}, 0, args, kw, &given);
   int64_t prec = given[0] ? ToInt(a[0], "precision") : 0;
-  static const std::string kCommon = "common";  // (immutable; shared by all threads)
-  const std::string method = given[1] ? ToStr(a[1]) : kCommon;
-  if (method != "common" && method != "ceil" && method != "floor")
-    throw OpError("method must be common, ceil or floor");
+  enum { kCommon, kCeil, kFloor } method = kCommon;
+  if (given[1]) {
+    const std::string m = ToStr(a[1]);
+    if (m == "ceil")
+      method = kCeil;
+    else if (m == "floor")
+      method = kFloor;
+    else if (m != "common")
+      throw OpError("method must be common, ceil or floor");
+  }
   if (!v.is_number()) throw OpError("type " + TypeName(v) + " doesn't define __round__ method");
-  if (method == "common") {
+  if (method == kCommon) {
     if (!v.is_float()) {
       if (prec >= 0) return Value::Int(v.i());
       double r = RoundHalfEven(static_cast<double>(v.i()), prec);
@@ -776,9 +904,14 @@ Value F_round(Interp&, const Value& v, ValueList& args, Kwargs& kw) {
     return Value::Float(RoundHalfEven(v.f(), prec));
   }
   if (prec < 0) throw OpError("negative precision is not supported with ceil/floor");
+  // Jinja2: math.ceil/floor(value * 10**precision) / 10**precision, where math.ceil/floor give an
+  // int (so no -0.0, and no inf or nan).
   double p = std::pow(10.0, static_cast<double>(prec));
   double scaled = v.f() * p;
-  double r = method == "ceil" ? std::ceil(scaled) : std::floor(scaled);
+  if (std::isnan(scaled)) throw OpError("cannot convert float NaN to integer");
+  if (std::isinf(scaled)) throw OpError("cannot convert float infinity to integer");
+  double r = method == kCeil ? std::ceil(scaled) : std::floor(scaled);
+  if (r == 0.0) r = 0.0;  // int 0
   return Value::Float(r / p);
 }
 

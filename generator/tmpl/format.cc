@@ -241,11 +241,22 @@ std::string GroupDigits(const std::string& digits, char sep) {
   return out;
 }
 
-// Applies a Python format spec ([[fill]align][sign][#][0][width][,_][.precision][type]) to v.
-std::string FormatSpec(const Value& v, const std::string& spec) {
-  if (v.is_undefined()) ThrowUndefined(v);
-  if (spec.empty()) return ToStr(v);  // format(x, '') == str(x)
-  const char g = spec[0];             // fast path: "d", ",", "_", ",d", "_d" on an int
+std::string FormatSpec(const Value& v, const std::string& spec);
+
+// Appends format(v, spec) to out: the common specs (none; "d", ",", "_", ",d", "_d" on an int)
+// in place, the others through FormatSpec.
+void FormatSpecTo(std::string& out, const Value& v, std::string_view spec) {
+  if (v.is_undefined()) {
+    if (!v.is_lenient_undefined()) ThrowUndefined(v);
+    // jinja2.Undefined has object.__format__: str() ('') for an empty spec, else a TypeError.
+    if (!spec.empty()) throw OpError("unsupported format string passed to Undefined.__format__");
+    return;
+  }
+  if (spec.empty()) {  // format(x, '') == str(x)
+    AppendStr(out, v);
+    return;
+  }
+  const char g = spec[0];
   if (v.is_int() && spec.size() <= 2 && (g == 'd' || g == ',' || g == '_') &&
       (spec.size() == 1 || (g != 'd' && spec[1] == 'd'))) {
     const int64_t x = v.i();
@@ -253,15 +264,23 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
     char digits[24];
     const size_t nd =
         static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), u).ptr - digits);
-    std::string out;
-    out.reserve(nd + nd / 3 + 1);
-    if (x < 0) out.push_back('-');
+    char text[40];  // sign, 20 digits, 6 separators
+    size_t n = 0;
+    if (x < 0) text[n++] = '-';
     for (size_t i = 0; i < nd; ++i) {
-      if (g != 'd' && i && (nd - i) % 3 == 0) out.push_back(g);
-      out.push_back(digits[i]);
+      if (g != 'd' && i && (nd - i) % 3 == 0) text[n++] = g;
+      text[n++] = digits[i];
     }
-    return out;
+    out.append(text, n);
+    return;
   }
+  out += FormatSpec(v, std::string(spec));
+}
+
+// Applies a Python format spec ([[fill]align][sign][#][0][width][,_][.precision][type]) to v.
+std::string FormatSpec(const Value& v, const std::string& spec) {
+  if (v.is_undefined()) ThrowUndefined(v);
+  if (spec.empty()) return ToStr(v);  // format(x, '') == str(x)
   std::u32string sp = pystr::Decode(spec);
   size_t i = 0;
   char32_t fill = ' ';
@@ -391,8 +410,8 @@ std::string FormatSpec(const Value& v, const std::string& spec) {
 
 }  // namespace
 
-std::string StrFormat(const std::string& fmt, const ValueList& args, const Kwargs& kwargs) {
-  std::string out;
+void StrFormatTo(std::string& out, std::string_view fmt, const Value* args, size_t nargs,
+                 const Kwargs& kwargs) {
   size_t auto_idx = 0;
   for (size_t i = 0; i < fmt.size(); ++i) {
     char c = fmt[i];
@@ -406,8 +425,8 @@ std::string StrFormat(const std::string& fmt, const ValueList& args, const Kwarg
     }
     if (c != '{') {  // a run of plain text
       size_t end = fmt.find_first_of("{}", i);
-      if (end == std::string::npos) end = fmt.size();
-      out.append(fmt, i, end - i);
+      if (end == std::string_view::npos) end = fmt.size();
+      out.append(fmt.data() + i, end - i);
       i = end - 1;
       continue;
     }
@@ -417,47 +436,55 @@ std::string StrFormat(const std::string& fmt, const ValueList& args, const Kwarg
       continue;
     }
     size_t close = fmt.find('}', i);
-    if (close == std::string::npos) throw OpError("Single '{' encountered in format string");
-    std::string field = fmt.substr(i + 1, close - i - 1);
+    if (close == std::string_view::npos) throw OpError("Single '{' encountered in format string");
+    std::string_view field = fmt.substr(i + 1, close - i - 1);
     i = close;
-    std::string spec, conv;
+    std::string_view spec, conv;
     size_t colon = field.find(':');
-    if (colon != std::string::npos) {
+    if (colon != std::string_view::npos) {
       spec = field.substr(colon + 1);
       field = field.substr(0, colon);
     }
     size_t bang = field.find('!');
-    if (bang != std::string::npos) {
+    if (bang != std::string_view::npos) {
       conv = field.substr(bang + 1);
       field = field.substr(0, bang);
     }
-    if (field.find_first_of(".[") != std::string::npos)
+    if (field.find_first_of(".[") != std::string_view::npos)
       throw OpError("attribute/index access in format fields is not supported");
-    Value v;
+    const Value* v;
     if (field.empty()) {
-      if (auto_idx >= args.size())
+      if (auto_idx >= nargs)
         throw OpError("Replacement index " + std::to_string(auto_idx) +
                       " out of range for positional args tuple");
-      v = args[auto_idx++];
-    } else if (field.find_first_not_of("0123456789") == std::string::npos) {
-      size_t idx = std::stoul(field);
-      if (idx >= args.size())
-        throw OpError("Replacement index " + field + " out of range for positional args tuple");
-      v = args[idx];
+      v = &args[auto_idx++];
+    } else if (field.find_first_not_of("0123456789") == std::string_view::npos) {
+      size_t idx = std::stoul(std::string(field));
+      if (idx >= nargs)
+        throw OpError("Replacement index " + std::string(field) +
+                      " out of range for positional args tuple");
+      v = &args[idx];
     } else {
       auto it = std::find_if(kwargs.begin(), kwargs.end(),
                              [&](const auto& kv) { return kv.first == field; });
-      if (it == kwargs.end()) throw OpError("KeyError: " + pystr::Repr(field));
-      v = it->second;
+      if (it == kwargs.end()) throw OpError("KeyError: " + pystr::Repr(std::string(field)));
+      v = &it->second;
     }
-    if (conv == "r" || conv == "a")
-      v = Value::Str(Repr(v));
-    else if (conv == "s")
-      v = Value::Str(ToStr(v));
-    else if (!conv.empty())
-      throw OpError("Unknown conversion specifier " + conv);
-    out += FormatSpec(v, spec);
+    if (conv.empty()) {
+      FormatSpecTo(out, *v, spec);
+    } else if (conv == "r" || conv == "a") {
+      FormatSpecTo(out, Value::Str(Repr(*v)), spec);
+    } else if (conv == "s") {
+      FormatSpecTo(out, Value::Str(ToStr(*v)), spec);
+    } else {
+      throw OpError("Unknown conversion specifier " + std::string(conv));
+    }
   }
+}
+
+std::string StrFormat(const std::string& fmt, const ValueList& args, const Kwargs& kwargs) {
+  std::string out;
+  StrFormatTo(out, fmt, args.data(), args.size(), kwargs);
   return out;
 }
 

@@ -21,10 +21,20 @@ bool Scope::Find(const std::string& name, uint64_t hash, Value* out) const {
   return false;
 }
 
-const Value* Scope::FindRef(const std::string& name, uint64_t hash) const {
+const Value* Scope::FindRef(const std::string& name, uint64_t hash, uint32_t* hint) const {
+  if (hint) {  // the first scope, noting where the name is
+    for (uint32_t k = 0; k < vars.size(); ++k) {
+      const Var& var = vars.begin()[k];
+      if (var.hash == hash && SameText(*var.name, name)) {
+        *hint = k;
+        return &var.value;
+      }
+    }
+  }
   for (const Scope* s = this; s; s = s->parent.get()) {
-    for (const Var& var : s->vars)
-      if (var.hash == hash && SameText(*var.name, name)) return &var.value;
+    if (!(hint && s == this))
+      for (const Var& var : s->vars)
+        if (var.hash == hash && SameText(*var.name, name)) return &var.value;
     if (s->data.is_dict()) {
       const DictBox* d = s->data.native_dict();
       if (!d) return nullptr;  // a JSON view: Find makes the value
@@ -93,16 +103,29 @@ bool Macro::GetAttr(const std::string& name, Value* out) const {
 
 Value Macro::Call(Interp& in, ValueList& args, Kwargs& kwargs) {
   std::string out;
-  CallInto(in, args, kwargs, out);
+  CallInto(in, args.data(), args.size(), kwargs, out);
   return Value::Str(std::move(out));
 }
 
-void Macro::CallInto(Interp& in, ValueList& args, Kwargs& kwargs, std::string& out) {
+void Macro::CallInto(Interp& in, const Value* args, size_t nargs, Kwargs& kwargs,
+                     std::string& out) {
   Interp::DepthGuard depth(&in);
   const Node& n = *node_;
   const size_t np = n.params.size();
   ScopePtr scope = in.NewScope(closure_);
   scope->vars.reserve(np + 1);
+  // Parameter names are distinct (the parser checks), so bound parameters are appended.
+  const size_t npos = std::min(nargs, np);
+  for (size_t i = 0; i < npos; ++i)
+    scope->vars.push_back(Scope::Var{&n.params[i].name, n.params[i].hash, args[i]});
+  if (npos == np && nargs == np && kwargs.empty() && !n.uses_varargs && !n.uses_kwargs &&
+      !n.uses_caller) {  // the common call: every parameter by position, nothing else
+    Interp::TemplateSwitch sw(&in, tmpl_);
+    Interp::FrameGuard frame(&in, &ctx_);
+    in.RenderBody(n.body, scope, out);
+    in.Recycle(scope);
+    return;
+  }
   std::vector<uint8_t> given_heap;
   uint8_t given_small[32] = {};
   uint8_t* given = given_small;
@@ -110,19 +133,16 @@ void Macro::CallInto(Interp& in, ValueList& args, Kwargs& kwargs, std::string& o
     given_heap.assign(np, 0);
     given = given_heap.data();
   }
-  for (size_t i = 0; i < std::min(args.size(), np); ++i) {
-    scope->Set(n.params[i].name, n.params[i].hash, args[i]);
-    given[i] = true;
-  }
+  for (size_t i = 0; i < npos; ++i) given[i] = true;
   Kwargs rest;
   bool found_caller = false;
   Value caller;
   for (auto& kv : kwargs) {
     size_t idx = np;
-    for (size_t i = args.size(); i < np; ++i)
+    for (size_t i = nargs; i < np; ++i)
       if (n.params[i].name == kv.first) idx = i;
     if (idx < np && !given[idx]) {
-      scope->Set(n.params[idx].name, n.params[idx].hash, kv.second);
+      scope->vars.push_back(Scope::Var{&n.params[idx].name, n.params[idx].hash, kv.second});
       given[idx] = true;
     } else if (kv.first == "caller" && n.uses_caller && !found_caller) {
       caller = kv.second;
@@ -133,7 +153,7 @@ void Macro::CallInto(Interp& in, ValueList& args, Kwargs& kwargs, std::string& o
   }
   if (!n.uses_kwargs && !rest.empty())
     throw OpError("macro '" + name_ + "' takes no keyword argument '" + rest[0].first + "'");
-  if (!n.uses_varargs && args.size() > np)
+  if (!n.uses_varargs && nargs > np)
     throw OpError("macro '" + name_ + "' takes not more than " + std::to_string(np) +
                   " argument(s)");
   Interp::TemplateSwitch sw(&in, tmpl_);
@@ -150,9 +170,8 @@ void Macro::CallInto(Interp& in, ValueList& args, Kwargs& kwargs, std::string& o
     }
   }
   if (n.uses_varargs)
-    scope->Set(
-        kVarargsName(),
-        Value::Tuple(args.size() > np ? ValueList(args.begin() + np, args.end()) : ValueList()));
+    scope->Set(kVarargsName(),
+               Value::Tuple(nargs > np ? ValueList(args + np, args + nargs) : ValueList()));
   if (n.uses_kwargs) {
     ValueDict d;
     for (auto& kv : rest) d.emplace_back(Value::Str(kv.first), kv.second);
@@ -541,9 +560,24 @@ void Interp::RenderBody(const Body& body, const ScopePtr& scope, std::string& ou
     } else {
       RenderNode(*n, scope, out);
     }
-    if (out.size() > kMaxOutputBytes)
-      Fail(n->line, n->col, "output exceeds " + std::to_string(kMaxOutputBytes >> 20) + " MiB");
+    if (out.size() >= kStreamChunk) CheckOutput(*n, out);
   }
+}
+
+void Interp::CheckOutput(const Node& n, std::string& out) {
+  const size_t total = out.size() + (&out == stream_root_ ? streamed_ : 0);
+  if (total > kMaxOutputBytes)
+    Fail(n.line, n.col, "output exceeds " + std::to_string(kMaxOutputBytes >> 20) + " MiB");
+  if (&out != stream_root_) return;
+  (*sink_)(out);
+  streamed_ += out.size();
+  out.clear();
+}
+
+void Interp::FlushStream(std::string& root) {
+  if (!root.empty()) (*sink_)(root);
+  streamed_ += root.size();
+  root.clear();
 }
 
 void Interp::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
@@ -565,9 +599,14 @@ void Interp::Assign(const Expr& target, const Value& v, const ScopePtr& scope) {
     for (size_t i = 0; i < items.size(); ++i) Assign(*target.items[i], items[i], scope);
   } else if (target.kind == Expr::K::kGetAttr) {
     const Expr& ns_name = *target.items[0];
-    Value ns;
-    if (!scope->Find(ns_name.name, ns_name.hash, &ns))
-      ns = LookupGlobal(ns_name.name, ns_name.line, ns_name.col);
+    Value ns_tmp;
+    const Value* found = FindName(ns_name, *scope);
+    if (!found) {
+      if (!scope->Find(ns_name.name, ns_name.hash, &ns_tmp))
+        ns_tmp = LookupGlobal(ns_name.name, ns_name.line, ns_name.col);
+      found = &ns_tmp;
+    }
+    const Value& ns = *found;
     if (ns.is_undefined()) ThrowUndefined(ns);
     Namespace* obj = ns.is_object() ? ns.obj()->AsNamespace() : nullptr;
     if (!obj)
@@ -631,8 +670,7 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
       return;
     case Node::K::kIf:
       for (size_t i = 0; i < n.conds.size(); ++i) {
-        Value c = Eval(*n.conds[i], scope);
-        if (Truthy(c)) {
+        if (Cond(*n.conds[i], scope)) {
           RenderBody(n.bodies[i], scope, out);
           return;
         }
@@ -676,7 +714,89 @@ void Interp::RenderNode(const Node& n, const ScopePtr& scope, std::string& out) 
 }
 
 void Interp::RenderFor(const Node& n, const ScopePtr& scope, std::string& out) {
+  if (n.dictsort_loop && (env_.filters.empty() || !env_.filters.count(n.expr->name))) {
+    const Expr& f = *n.expr;
+    Value tmp;
+    const Value& input = EvalRef(*f.items[0], scope, tmp);
+    if (RenderSortedDictLoop(n, scope, input, out)) return;
+    // Not a native dict with ASCII string keys: the filter itself (input evaluated once).
+    ValueList args;
+    Kwargs kwargs;
+    Value items;
+    try {
+      here_ = Pos(f.line, f.col);
+      items = ApplyFilter(f.name, input, args, kwargs, f.filter);
+    } catch (const OpError& e) {
+      Fail(f.line, f.col, e.what());
+    }
+    RenderLoop(n, scope, items, 0, out);
+    return;
+  }
   RenderLoop(n, scope, Eval(*n.expr, scope), 0, out);
+}
+
+bool Interp::RenderSortedDictLoop(const Node& n, const ScopePtr& scope, const Value& d,
+                                  std::string& out) {
+  const DictBox* dict = d.native_dict();
+  if (!dict) return false;
+  const Value keep = d;  // the dict stays alive whatever the body does
+  const size_t count = dict->size();
+  uint32_t small[16];
+  std::vector<uint32_t> large;
+  uint32_t* order = small;
+  if (count > 16) {
+    large.resize(count);
+    order = large.data();
+  }
+  if (count == 0) {  // as RenderLoop
+    if (!n.else_body.empty()) {
+      auto inner = MakeRc<Scope>();
+      inner->parent = scope;
+      RenderBody(n.else_body, inner, out);
+    }
+    return true;
+  }
+  // Dicts from the same JSON shape have the same keys: their order is computed once. Interned
+  // keys (immortal, one box per text) identify the key texts.
+  Node::SortedKeys* cache = n.sorted_keys.get();
+  bool cached = cache && cache->keys.size() == count;
+  for (size_t i = 0; cached && i < count; ++i)
+    cached = dict->begin()[i].key.interned() == cache->keys[i];
+  if (cached) {
+    std::copy(cache->order.begin(), cache->order.end(), order);
+  } else {
+    if (!SortedKeyOrder(*dict, order)) return false;
+    bool interned = true;
+    for (size_t i = 0; interned && i < count; ++i) interned = dict->begin()[i].key.interned();
+    if (interned && count <= 64) {
+      if (!cache) {
+        n.sorted_keys = std::make_unique<Node::SortedKeys>();
+        cache = n.sorted_keys.get();
+      }
+      cache->keys.resize(count);
+      for (size_t i = 0; i < count; ++i) cache->keys[i] = dict->begin()[i].key.interned();
+      cache->order.assign(order, order + count);
+    }
+  }
+  const Expr& key_name = *n.target->items[0];
+  const Expr& value_name = *n.target->items[1];
+  ScopePtr iter_scope;
+  for (size_t i = 0; i < count; ++i) {
+    if (iter_scope && iter_scope.use_count() == 1) {
+      iter_scope->vars.clear();
+    } else {
+      iter_scope = NewScope(scope);
+    }
+    if (++iterations_ > kMaxLoopIterations)
+      Fail(n.line, n.col,
+           "more than " + std::to_string(kMaxLoopIterations) + " loop iterations in one render");
+    const DictBox::Entry& e = dict->begin()[order[i]];
+    iter_scope->vars.push_back(Scope::Var{&key_name.name, key_name.hash, e.key});
+    iter_scope->vars.push_back(Scope::Var{&value_name.name, value_name.hash, e.value});
+    RenderBody(n.body, iter_scope, out);
+  }
+  Recycle(iter_scope);
+  return true;
 }
 
 void Interp::RenderLoop(const Node& n, const ScopePtr& scope, const Value& seq, int64_t depth0,
@@ -701,7 +821,7 @@ void Interp::RenderLoop(const Node& n, const ScopePtr& scope, const Value& seq, 
       Value item = items.at(i);
       tmp->vars.clear();
       Assign(*n.target, item, tmp);
-      if (Truthy(Eval(*n.cond, tmp))) kept.push_back(std::move(item));
+      if (Cond(*n.cond, tmp)) kept.push_back(std::move(item));
     }
     items = Value::List(std::move(kept));
   }
@@ -766,8 +886,12 @@ void Interp::RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& 
 }
 
 void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& out) {
+  const Template* t = n.include_cache;  // a constant name loaded before
+  if (t) {
+    RenderIncluded(n, *t, scope, out);
+    return;
+  }
   Value name = Eval(*n.expr, scope);
-  const Template* t = nullptr;
   auto load = [&](const Value& v) {
     if (v.is_undefined()) ThrowUndefined(v);
     if (!v.is_string())
@@ -792,8 +916,16 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
     load(name);
     if (!t && !n.ignore_missing)
       Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
+    // A constant name always loads the same template (the environment keeps loaded files).
+    if (t && n.expr->kind == Expr::K::kConst) n.include_cache = t;
   }
   if (!t) return;
+  RenderIncluded(n, *t, scope, out);
+}
+
+void Interp::RenderIncluded(const Node& n, const Template& tmpl, const ScopePtr& scope,
+                            std::string& out) {
+  const Template* t = &tmpl;
   ScopePtr inner;
   if (n.with_context && !t->include_needs_scope) {
     inner = scope;  // it neither assigns names nor looks at `loop`: nothing to isolate

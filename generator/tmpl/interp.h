@@ -16,6 +16,7 @@
 namespace msc::tmpl {
 
 using Function = std::function<Json(const std::vector<Json>& args, const Json& kwargs)>;
+using StreamSink = std::function<void(std::string_view piece)>;  // Environment::Sink
 
 // A vector keeping its first N elements inline (no allocation for small scopes).
 template <class T, size_t N>
@@ -63,6 +64,25 @@ class SmallVec {
   size_t cap_ = N;
 };
 
+// Up to kInlineArgs call arguments on the stack (a macro call's positional arguments).
+constexpr size_t kInlineArgs = 8;
+class InlineArgs {
+ public:
+  InlineArgs() = default;
+  InlineArgs(const InlineArgs&) = delete;
+  InlineArgs& operator=(const InlineArgs&) = delete;
+  ~InlineArgs() {
+    for (size_t k = 0; k < n_; ++k) data()[k].~Value();
+  }
+  void Push(Value v) { new (data() + n_++) Value(std::move(v)); }  // at most kInlineArgs
+  Value* data() { return reinterpret_cast<Value*>(buf_); }
+  size_t size() const { return n_; }
+
+ private:
+  alignas(Value) unsigned char buf_[kInlineArgs * sizeof(Value)];
+  size_t n_ = 0;
+};
+
 // A variable scope. Lookups walk parent links; a root scope may expose the render data (a dict).
 // Variable names are compared by hash first; a name passed to Set must outlive the scope (names
 // come from the parsed template or are static).
@@ -79,8 +99,9 @@ struct Scope : RcObject {
   bool Find(const std::string& name, uint64_t hash, Value* out) const;
   bool Find(const Name& name, Value* out) const { return Find(name.str, name.hash, out); }
   // The variable's value in place (a scope variable or a native data dict entry), or null when
-  // it is not there or only a JSON view has it (then Find).
-  const Value* FindRef(const std::string& name, uint64_t hash) const;
+  // it is not there or only a JSON view has it (then Find). With `hint`, sets *hint to the index
+  // in `vars` when the variable is one of this scope's own.
+  const Value* FindRef(const std::string& name, uint64_t hash, uint32_t* hint = nullptr) const;
   void Set(const std::string& name, uint64_t hash, Value v);
   void Set(const Name& name, Value v) { Set(name.str, name.hash, std::move(v)); }
 };
@@ -189,8 +210,9 @@ class Macro : public Object {
   bool GetAttr(const std::string& name, Value* out) const override;
   bool IsCallable() const override { return true; }
   Value Call(Interp& in, ValueList& args, Kwargs& kwargs) override;
-  // Renders the call's output straight into `out` (what Call returns as a str).
-  void CallInto(Interp& in, ValueList& args, Kwargs& kwargs, std::string& out);
+  // Renders the call's output straight into `out` (what Call returns as a str); the positional
+  // arguments are args[0..nargs).
+  void CallInto(Interp& in, const Value* args, size_t nargs, Kwargs& kwargs, std::string& out);
   Macro* AsMacro() override { return this; }
   const std::string& name() const { return name_; }
 
@@ -271,13 +293,21 @@ class Interp {
   void RenderLoop(const Node& n, const ScopePtr& scope, const Value& seq, int64_t depth0,
                   std::string& out);
   const RenderCtx& ctx() const { return ctx_; }
+  // Streams the render's output: whenever `root` (the buffer the top-level template renders
+  // into) holds kStreamChunk bytes or more after a statement, it goes to `sink` and is cleared.
+  void StreamTo(std::string* root, const StreamSink* sink) {
+    stream_root_ = root;
+    sink_ = sink;
+  }
+  // Gives what `root` still holds to the sink (the end of a streamed render).
+  void FlushStream(std::string& root);
   void RenderBody(const Body& body, const ScopePtr& scope, std::string& out);
   // The value of `e` in place when it is a constant, a variable or an attribute path over
   // native dicts (x.y.z) that resolves without computing anything (borrowed from the template,
   // a scope or the data; valid while the expression is evaluated). Null: Eval it.
   const Value* Peek(const Expr& e, const Scope& scope) const {
     if (e.kind == Expr::K::kConst) return &e.value;
-    if (e.kind == Expr::K::kName) return scope.FindRef(e.name, e.hash);
+    if (e.kind == Expr::K::kName) return FindName(e, scope);
     if (e.kind != Expr::K::kGetAttr) return nullptr;
     const Expr* chain[8];  // the attribute names, outermost first
     size_t n = 0;
@@ -286,23 +316,39 @@ class Interp {
       if (n == 8 || (base->methods & kDictMethod)) return nullptr;  // d.items etc. are methods
       chain[n++] = base;
     }
-    const Value* v = base->kind == Expr::K::kName    ? scope.FindRef(base->name, base->hash)
+    const Value* v = base->kind == Expr::K::kName    ? FindName(*base, scope)
                      : base->kind == Expr::K::kConst ? &base->value
                                                      : nullptr;
     while (v && n) {
-      const Expr& a = *chain[--n];
       const DictBox* d = v->native_dict();
       if (!d) return nullptr;
-      if (a.slot_hint < d->size() && d->KeyAt(a.slot_hint, a.name, a.hash)) {
-        v = &d->begin()[a.slot_hint].value;
-        continue;
-      }
-      const ptrdiff_t k = d->Find(a.name, a.hash);
-      if (k < 0) return nullptr;
-      a.slot_hint = static_cast<uint32_t>(k);
-      v = &d->begin()[k].value;
+      v = DictAttr(*d, *chain[--n]);
     }
     return v;
+  }
+  // The value of key a.name (a kGetAttr) in `d`, or null: the entry where a.name was found last
+  // time is tried first (dicts built from the same JSON shape keep their keys in the same order).
+  static const Value* DictAttr(const DictBox& d, const Expr& a) {
+    if (a.slot_hint < d.size()) {
+      const DictBox::Entry& e = d.begin()[a.slot_hint];
+      const StrBox* k = e.key.interned();
+      if (k && a.key ? k == a.key : DictBox::KeyIs(e.key, a.name, a.hash, a.key)) return &e.value;
+    }
+    const ptrdiff_t k = d.Find(a.name, a.hash, a.key);
+    if (k < 0) return nullptr;
+    a.slot_hint = static_cast<uint32_t>(k);
+    return &d.begin()[k].value;
+  }
+  // The value of the name `e` (a kName) in place: Scope::FindRef, trying first the index in the
+  // innermost scope where it was found last time (names are unique within a scope, so a match
+  // there is the innermost binding).
+  static const Value* FindName(const Expr& e, const Scope& scope) {
+    const uint32_t h = e.var_hint;
+    if (h < scope.vars.size()) {
+      const Scope::Var& v = scope.vars.begin()[h];
+      if (v.hash == e.hash && SameText(*v.name, e.name)) return &v.value;
+    }
+    return scope.FindRef(e.name, e.hash, &e.var_hint);
   }
   // Peek(e), else Eval(e) stored in `tmp`.
   const Value& EvalRef(const Expr& e, const ScopePtr& scope, Value& tmp) {
@@ -315,17 +361,34 @@ class Interp {
   Value Eval(const Expr& e, const ScopePtr& scope) {
     if (e.kind == Expr::K::kConst) return e.value;
     if (e.kind == Expr::K::kName) {
-      Value v;
-      if (scope->Find(e.name, e.hash, &v)) return v;
-      return LookupGlobal(e.name, e.line, e.col);
+      if (const Value* v = FindName(e, *scope)) return *v;
+      return EvalNameSlow(e, *scope);
+    }
+    if (e.kind == Expr::K::kGetAttr) {  // an attribute path read in place
+      const Expr& base = *e.items[0];
+      if (base.kind == Expr::K::kName && !(e.methods & kDictMethod)) {
+        if (const Value* obj = FindName(base, *scope)) {  // name.attr: the name looked up once
+          if (const DictBox* d = obj->native_dict())
+            if (const Value* v = DictAttr(*d, e)) return *v;
+          return EvalAttr(e, *obj);
+        }
+      } else if (const Value* v = Peek(e, *scope)) {
+        return *v;
+      }
     }
     return EvalChecked(e, scope);
   }
 
+  // Truthy(Eval(e)) (if/elif conditions, `x if c`, `not c`, loop filters); comparisons by ==,
+  // !=, in and not in are computed in place.
+  bool Cond(const Expr& e, const ScopePtr& scope);
   // Calls `callee`. With `sink`, a macro renders into *sink instead of returning its output
   // (then *printed is set and the result is None).
   Value CallValue(const Value& callee, ValueList& args, Kwargs& kwargs, std::string* sink = nullptr,
                   bool* printed = nullptr);
+  // Calls macro `m` with positional arguments args[0..nargs) and `kwargs`, rendering into `out`;
+  // errors inside get a line "  in macro 'm' called from <here_>".
+  void CallMacro(Macro& m, const Value* args, size_t nargs, Kwargs& kwargs, std::string& out);
   // `builtin`: the builtin filter `name` when already known (a user filter still overrides it).
   Value ApplyFilter(const std::string& name, const Value& input, ValueList& args, Kwargs& kwargs,
                     FilterImpl builtin = nullptr);
@@ -375,6 +438,7 @@ class Interp {
   // Guards against runaway templates: total loop iterations and size of any output buffer.
   static constexpr int64_t kMaxLoopIterations = 100'000'000;
   static constexpr size_t kMaxOutputBytes = size_t{1} << 30;
+  static constexpr size_t kStreamChunk = size_t{64} << 10;  // Environment::kStreamChunk
   struct DepthGuard {
     Interp* in;
     explicit DepthGuard(Interp* i);
@@ -409,6 +473,11 @@ class Interp {
     cur_file_ = t ? &t->name : nullptr;
   }
   Value EvalChecked(const Expr& e, const ScopePtr& scope);
+  // e (a kGetAttr) on the value `obj` of its base: what EvalChecked(e) computes.
+  Value EvalAttr(const Expr& e, const Value& obj);
+  Value EvalAttrOn(const Expr& e, const Value& obj);  // EvalAttr without the error position
+  // A name FindName did not find: in a JSON view (Scope::Find), else LookupGlobal.
+  Value EvalNameSlow(const Expr& e, const Scope& scope);
   Value EvalImpl(const Expr& e, const ScopePtr& scope);
   // EvalImpl's bulkier cases (kept out of it so that its frame stays small).
   Value EvalSeq(const Expr& e, const ScopePtr& scope);
@@ -425,10 +494,19 @@ class Interp {
   void EvalArgs(const Expr& e, const ScopePtr& scope, ValueList& args, Kwargs& kwargs);
   Value EvalCompare(const Expr& e, const ScopePtr& scope);
   void RenderNode(const Node& n, const ScopePtr& scope, std::string& out);
+  // After statement `n` left kStreamChunk bytes or more in `out`: streams the root buffer, checks
+  // the size limit of the others.
+  void CheckOutput(const Node& n, std::string& out);
   void RenderBlockSet(const Node& n, const ScopePtr& scope, std::string& out);
   void RenderWith(const Node& n, const ScopePtr& scope, std::string& out);
   void RenderFor(const Node& n, const ScopePtr& scope, std::string& out);
+  // The loop of a Node::dictsort_loop over `d` (the filter's input) when it is a native dict
+  // with ASCII string keys: the entries in dictsort's order, read in place. False otherwise
+  // (nothing rendered).
+  bool RenderSortedDictLoop(const Node& n, const ScopePtr& scope, const Value& d, std::string& out);
   void RenderInclude(const Node& n, const ScopePtr& scope, std::string& out);
+  // Renders the template `t` that include `n` loaded.
+  void RenderIncluded(const Node& n, const Template& t, const ScopePtr& scope, std::string& out);
   void RenderImport(const Node& n, const ScopePtr& scope);
   void RenderCallBlock(const Node& n, const ScopePtr& scope, std::string& out);
   void RenderExtends(const Node& n, const ScopePtr& scope);
@@ -451,7 +529,15 @@ class Interp {
   std::vector<ScopePtr> cleanup_;          // scopes holding macros (cycle breaking)
   std::vector<Rc<Namespace>> namespaces_;  // namespaces (cycle breaking)
   std::vector<ScopePtr> free_scopes_;      // recycled scopes (NewScope)
+  std::string* stream_root_ = nullptr;     // StreamTo
+  const StreamSink* sink_ = nullptr;
+  size_t streamed_ = 0;  // bytes given to sink_ so far
 };
+
+// dictsort's default order (keys case-folded, stable) of a dict whose keys are all ASCII strings:
+// order[0..d.size()) gets the entry indexes. False (order unspecified) when some key is not an
+// ASCII string.
+bool SortedKeyOrder(const DictBox& d, uint32_t* order);  // filters.cc
 
 // Builtins (filters.cc, tests.cc, methods.cc, ops.cc).
 FilterImpl FindBuiltinFilter(const std::string& name);
@@ -468,6 +554,9 @@ Value BinaryOp(BinOp op, const Value& a, const Value& b);
 Value UnaryMinus(const Value& a);
 Value Slice(const Value& v, const Value& start, const Value& stop, const Value& step);
 std::string PercentFormat(const std::string& fmt, const Value& args);  // Python "fmt % args"
+// Python's fmt.format(*args, **kwargs) appended to `out` (format.cc).
+void StrFormatTo(std::string& out, std::string_view fmt, const Value* args, size_t nargs,
+                 const Kwargs& kwargs);
 // The same with the arguments given as items[0..n) (a tuple's items), or, with `mapping`, as the
 // dict items[0]; appends to `out`.
 void PercentFormatTo(std::string& out, const std::string& fmt, const Value* items, size_t n,
@@ -484,15 +573,21 @@ struct ArgFlags {
   uint32_t bits = 0;
   bool operator[](size_t i) const { return (bits >> i) & 1u; }
 };
-// The bound parameters: one Value per parameter (None where missing and optional).
+// The bound parameters: one value per parameter (None where missing and optional), referring
+// to the call's arguments (valid while they are).
 class BoundArgs {
  public:
   static constexpr size_t kMax = 4;  // the most parameters of a builtin (truncate)
-  Value& operator[](size_t i) { return v_[i]; }
-  const Value& operator[](size_t i) const { return v_[i]; }
+  BoundArgs() : v_{&None(), &None(), &None(), &None()} {}
+  const Value& operator[](size_t i) const { return *v_[i]; }
+  void Set(size_t i, const Value& v) { v_[i] = &v; }
 
  private:
-  Value v_[kMax];
+  static const Value& None() {
+    static const Value none;
+    return none;
+  }
+  const Value* v_[kMax];
 };
 // Binds `args`/`kwargs` to spec's parameters and sets `given`. Throws OpError on bad arguments.
 BoundArgs BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs, ArgFlags* given = nullptr);

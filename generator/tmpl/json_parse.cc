@@ -7,7 +7,10 @@
 // Numbers without fraction/exponent are ints (Python's int; beyond 64 bits is an error here),
 // others floats (correctly rounded; beyond the double range gives inf/0 as Python does).
 // Object keys are shared: every occurrence of the same key text is one string with its hash
-// computed once, which is what makes attribute lookups in the render a hash compare.
+// computed once, interned process-wide when short (InternKey), which is what makes attribute
+// lookups in the render a pointer compare. Objects of one shape (the same keys in the same order,
+// the usual case) are parsed without hashing their keys: the key expected next is checked first.
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <new>
@@ -22,7 +25,11 @@ namespace {
 class JsonParser {
  public:
   JsonParser(std::string_view text, Arena* arena)
-      : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), arena_(arena) {}
+      : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), arena_(arena) {
+    // The items of the open arrays wait here: room for a long array up front (address space:
+    // only the part used is touched), so that growing it does not copy it into fresh pages.
+    list_stack_.reserve(std::min<size_t>(text.size() / 8, size_t{1} << 20) + 16);
+  }
 
   Value ParseDocument() {
     if (end_ - p_ >= 3 && static_cast<unsigned char>(p_[0]) == 0xEF &&
@@ -73,7 +80,8 @@ class JsonParser {
         return ParseObject(depth + 1);
       case '[':
         return ParseArray(depth + 1);
-      case '"':  // (values are not interned: a new string is cheaper than a lookup)
+      case '"':  // (values are not interned: a new string is cheaper than a lookup, which
+                 // misses the cache on large documents; measured on tests/tmpl/bench.py)
         return Str(StringToken());
       case 't':
         if (Literal("true")) return Value::Bool(true);
@@ -131,11 +139,28 @@ class JsonParser {
       ++p_;
       return Value::Boxed(Value::Kind::kDict, DictBox::Make(0, arena_));
     }
+    // Keys seen in this object by a bit each (key id mod 64): a repeated key meets its bit set.
+    uint64_t seen = 0;
+    bool maybe_repeated = false;
+    uint32_t prev = kNoKey;  // the previous key of this object
     while (true) {
       SkipSpace();
       if (p_ == end_ || *p_ != '"') Fail("expected a string key");
-      uint64_t h = 0;
-      Value key = Key(&h);
+      // Objects at one depth usually have the same keys in the same order: the key expected
+      // here is the one that followed the previous key last time (or began the last object).
+      const int d = std::min(depth, kPredictDepth - 1);
+      const uint32_t id = Key(prev == kNoKey ? first_key_[d] : slots_[prev].next);
+      if (prev == kNoKey)
+        first_key_[d] = id;
+      else
+        slots_[prev].next = id;
+      prev = id;
+      const KeySlot& ks = slots_[id];
+      const uint64_t bit = uint64_t{1} << (id & 63);
+      maybe_repeated |= (seen & bit) != 0;
+      seen |= bit;
+      Value key = ks.global ? Value::Interned(ks.box) : Value::Boxed(Value::Kind::kString, ks.box);
+      const uint64_t h = ks.box->hash;
       SkipSpace();
       if (p_ == end_ || *p_ != ':') Fail("expected ':' after an object key");
       ++p_;
@@ -155,7 +180,7 @@ class JsonParser {
     // A repeated key: Python's dict keeps the first position and the last value.
     const size_t n = dict_stack_.size() - base;
     size_t unique = n;
-    if (n > 1) unique = MergeDuplicates(base);
+    if (maybe_repeated) unique = MergeDuplicates(base);
     DictBox* box = DictBox::Make(unique, arena_, /*construct=*/false);
     size_t k = 0;
     for (size_t m = base; m < dict_stack_.size(); ++m) {
@@ -213,32 +238,55 @@ class JsonParser {
     return unique;
   }
 
-  // An object key: one shared string per distinct key text.
-  Value Key(uint64_t* hash) {
+  // An object key (p_ at its opening quote): the id of its slot. `expect` is the key predicted
+  // here (kNoKey: none): when the text matches it byte for byte (a plain key), it is taken
+  // without decoding, hashing or a table lookup.
+  uint32_t Key(uint32_t expect) {
+    if (expect != kNoKey && slots_[expect].plain) {
+      const std::string& t = slots_[expect].box->s;
+      if (static_cast<size_t>(end_ - p_) > t.size() + 1 && p_[1 + t.size()] == '"' &&
+          SameText(std::string_view(p_ + 1, t.size()), t)) {
+        p_ += t.size() + 2;
+        return expect;
+      }
+    }
     const std::string_view text = StringToken();
-    *hash = HashStr(text);
-    return Intern(text, *hash);
+    return Intern(text, HashStr(text));
   }
 
-  // The one shared string for `text` (hash `h`): keys are interned (a few distinct texts, each
-  // repeated in many objects), so they take no more memory and carry their hash.
-  Value Intern(std::string_view text, uint64_t h) {
-    if (keys_.empty()) keys_.assign(64, nullptr);
-    size_t mask = keys_.size() - 1;
+  // The slot of the one shared string for `text` (hash `h`): keys are interned (a few distinct
+  // texts, each repeated in many objects), so they take no more memory and carry their hash;
+  // short ones process-wide (InternKey: an attribute lookup then compares pointers), longer
+  // ones (or past InternKey's limit) in this document.
+  uint32_t Intern(std::string_view text, uint64_t h) {
+    if (index_.empty()) index_.assign(64, 0);
+    size_t mask = index_.size() - 1;
     size_t p = h & mask;
-    for (; keys_[p]; p = (p + 1) & mask) {
-      if (keys_[p]->hash == h && SameText(keys_[p]->s, text))
-        return Value::Boxed(Value::Kind::kString, keys_[p]);
+    for (; index_[p]; p = (p + 1) & mask) {
+      const KeySlot& k = slots_[index_[p] - 1];
+      if (k.box->hash == h && SameText(k.box->s, text)) return index_[p] - 1;
     }
-    StrBox* box = NewStr(text);
-    box->hash = h;
-    keys_[p] = box;
-    if (++nkeys_ * 2 > keys_.size()) Grow();
-    return Value::Boxed(Value::Kind::kString, box);
+    KeySlot slot;
+    if (const StrBox* global = InternKey(text, h)) {
+      slot.box = global;
+      slot.global = true;
+    } else {
+      StrBox* box = NewStr(text);
+      box->hash = h;
+      slot.box = box;
+    }
+    slot.plain = true;  // matches its JSON text as it is (no escapes, quotes, non-ASCII)
+    for (unsigned char c : text)
+      if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') slot.plain = false;
+    const uint32_t id = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(slot);
+    index_[p] = id + 1;
+    if (slots_.size() * 2 > index_.size()) Grow();
+    return id;
   }
 
   StrBox* NewStr(std::string_view text) {
-    StrBox* box = new (arena_->Alloc(sizeof(StrBox))) StrBox(std::string(text));
+    StrBox* box = new (arena_->Alloc(sizeof(StrBox))) StrBox(text);
     arena_->AdoptString(box);
     return box;
   }
@@ -289,14 +337,12 @@ class JsonParser {
   }
 
   void Grow() {
-    std::vector<StrBox*> old = std::move(keys_);
-    keys_.assign(old.size() * 2, nullptr);
-    size_t mask = keys_.size() - 1;
-    for (StrBox* b : old) {
-      if (!b) continue;
-      size_t p = b->hash & mask;
-      while (keys_[p]) p = (p + 1) & mask;
-      keys_[p] = b;
+    index_.assign(index_.size() * 2, 0);
+    const size_t mask = index_.size() - 1;
+    for (uint32_t id = 0; id < slots_.size(); ++id) {
+      size_t p = slots_[id].box->hash & mask;
+      while (index_[p]) p = (p + 1) & mask;
+      index_[p] = id + 1;
     }
   }
 
@@ -430,10 +476,27 @@ class JsonParser {
     }
     if (p_ == end_ || *p_ < '0' || *p_ > '9') Fail("invalid number");
     const char* digits = p_;
+    // The integer digits, accumulated as they are scanned (at most 19 of them fit for sure).
+    uint64_t u = 0;
     if (*p_ == '0') {
       ++p_;
     } else {
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9' && p_ - digits < 19)
+        u = u * 10 + static_cast<uint64_t>(*p_++ - '0');
+      if (p_ < end_ && *p_ >= '0' && *p_ <= '9') {  // a 20th digit and more: checked below
+        const char* more = p_;
+        while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+        if (p_ == end_ || (*p_ != '.' && *p_ != 'e' && *p_ != 'E')) {
+          for (const char* q = more; q < p_; ++q) {
+            if (u > (UINT64_MAX - 9) / 10) {
+              const size_t n = static_cast<size_t>(q - start);
+              p_ = start;
+              Fail("integer " + std::string(start, n) + "... is out of the supported 64-bit range");
+            }
+            u = u * 10 + static_cast<uint64_t>(*q - '0');
+          }
+        }
+      }
     }
     bool is_float = false;
     if (p_ < end_ && *p_ == '.') {
@@ -451,16 +514,6 @@ class JsonParser {
       while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
     }
     if (!is_float) {
-      uint64_t u = 0;
-      for (const char* q = digits; q < p_; ++q) {
-        if (u > (UINT64_MAX - 9) / 10) {
-          p_ = start;
-          Fail("integer " + std::string(start, static_cast<size_t>(digits - start)) +
-               std::string(digits, static_cast<size_t>(q - digits)) +
-               "... is out of the supported 64-bit range");
-        }
-        u = u * 10 + static_cast<uint64_t>(*q - '0');
-      }
       const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
       if (u > limit) {
         std::string text(start, static_cast<size_t>(p_ - start));
@@ -493,16 +546,32 @@ class JsonParser {
   const char* end_;
   Arena* arena_;
   std::string scratch_;
-  std::vector<StrBox*> keys_;  // arena strings by hash (open addressing; a power of two)
-  size_t nkeys_ = 0;
-  ValueList list_stack_;
+  // The distinct keys seen so far (ids: indexes), with a hash index over them (open
+  // addressing, a power of two slots; entry = id + 1, 0 = empty).
+  struct KeySlot {
+    const StrBox* box = nullptr;
+    bool global = false;     // interned process-wide (InternKey), else an arena string
+    bool plain = false;      // printable ASCII without '"' or '\\': its JSON text is the key
+    uint32_t next = kNoKey;  // the key that followed this one in the last object
+  };
+  static constexpr uint32_t kNoKey = UINT32_MAX;
+  static constexpr int kPredictDepth = 16;
+  std::vector<KeySlot> slots_;
+  std::vector<uint32_t> index_;
+  uint32_t first_key_[kPredictDepth] = {kNoKey, kNoKey, kNoKey, kNoKey, kNoKey, kNoKey,
+                                        kNoKey, kNoKey, kNoKey, kNoKey, kNoKey, kNoKey,
+                                        kNoKey, kNoKey, kNoKey, kNoKey};  // by depth
+  std::vector<Value> list_stack_;
   std::vector<Entry> dict_stack_;
 };
 
 }  // namespace
 
 Value ParseJsonValue(std::string_view text, Arena* arena) {
-  arena->Reserve(text.size() * 4);  // parsed data takes ~3.3x its text
+  // Parsed data takes 3-5x its text (up to ~9x for arrays of one-digit numbers). Address space
+  // is reserved generously: only the pages written get memory, and what does not fit goes to
+  // small blocks, which cost a page fault per 4 KiB instead of one per 2 MiB huge page.
+  arena->Reserve(text.size() * 8);
   return JsonParser(text, arena).ParseDocument();
 }
 

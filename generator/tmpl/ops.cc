@@ -289,7 +289,8 @@ Value Slice(const Value& v, const Value& start, const Value& stop, const Value& 
     std::string out;
     for (int64_t i = b; st > 0 ? i < e : i > e; i += st)
       out.append(v.s(), bounds[i], bounds[i + 1] - bounds[i]);
-    return Value::Str(std::move(out));
+    // (markupsafe's Markup.__getitem__: a slice of Markup is Markup)
+    return v.is_markup() ? Value::Markup(std::move(out)) : Value::Str(std::move(out));
   }
   ValueList out;
   for (int64_t i = b; st > 0 ? i < e : i > e; i += st) out.push_back(items[static_cast<size_t>(i)]);
@@ -377,8 +378,11 @@ void PercentFormatTo(std::string& out, const std::string& fmt, const Value* item
     return items[next++];
   };
   for (size_t i = 0; i < fmt.size(); ++i) {
-    if (fmt[i] != '%') {
-      out.push_back(fmt[i]);
+    if (fmt[i] != '%') {  // a run of text
+      size_t end = fmt.find('%', i);
+      if (end == std::string::npos) end = fmt.size();
+      out.append(fmt, i, end - i);
+      i = end - 1;
       continue;
     }
     if (++i >= fmt.size()) throw OpError("incomplete format");
@@ -453,6 +457,18 @@ void PercentFormatTo(std::string& out, const std::string& fmt, const Value* item
     if (val.is_undefined() && !val.is_lenient_undefined()) ThrowUndefined(val);
     switch (type) {
       case 's':
+        if (sp.prec < 0 && val.is_string()) {  // a str as it is, padded in place
+          const std::string& s = val.s();
+          const size_t len = sp.width > 0 ? pystr::Length(s) : 0;
+          const size_t pad = sp.width > 0 && static_cast<size_t>(sp.width) > len
+                                 ? static_cast<size_t>(sp.width) - len
+                                 : 0;
+          if (!sp.left) out.append(pad, ' ');
+          out += s;
+          if (sp.left) out.append(pad, ' ');
+          break;
+        }
+        [[fallthrough]];
       case 'r':
       case 'a': {
         std::string s = type == 's' ? ToStr(val) : Repr(val);
@@ -540,7 +556,7 @@ BoundArgs BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs, ArgFlag
     throw OpError(std::string(spec.fn) + "() takes at most " + std::to_string(n) +
                   " argument(s) (" + std::to_string(args.size()) + " given)");
   for (size_t i = 0; i < args.size(); ++i) {
-    out[i] = args[i];
+    out.Set(i, args[i]);
     have |= 1u << i;
   }
   for (auto& kv : kwargs) {
@@ -556,7 +572,7 @@ BoundArgs BindArgs(const ArgSpec& spec, ValueList& args, Kwargs& kwargs, ArgFlag
     if (have & (1u << idx))
       throw OpError(std::string(spec.fn) + "() got multiple values for argument '" + kv.first +
                     "'");
-    out[idx] = kv.second;
+    out.Set(idx, kv.second);
     have |= 1u << idx;
   }
   for (size_t i = 0; i < spec.required; ++i)

@@ -236,6 +236,13 @@ NodePtr Parser::ParseFor() {
   n->recursive = SkipName("recursive");
   n->body = ParseStatements({"endfor", "else"}, opener, false);
   n->uses_loop = MentionsLoop(n->body) || HasBlock(n->body);
+  const Expr& t = *n->target;
+  const Expr& x = *n->expr;
+  n->dictsort_loop = !n->uses_loop && !n->cond && !n->recursive && t.kind == Expr::K::kTuple &&
+                     t.items.size() == 2 && t.items[0]->kind == Expr::K::kName &&
+                     t.items[1]->kind == Expr::K::kName && t.items[0]->name != t.items[1]->name &&
+                     x.kind == Expr::K::kFilter && x.name == "dictsort" && x.items[0] &&
+                     x.args.empty() && x.kwargs.empty() && !x.dyn_args && !x.dyn_kwargs;
   if (Next().text == "else") n->else_body = ParseStatements({"endfor"}, opener, true);
   return n;
 }
@@ -265,6 +272,8 @@ void Parser::ParseSignature(Node* n) {
     p.name = ExpectAnyName();
     p.hash = HashStr(p.name);
     if (IsReservedName(p.name)) Fail(at, "can't assign to '" + p.name + "'");
+    for (const MacroParam& q : n->params)  // (Python: "duplicate argument" SyntaxError)
+      if (q.name == p.name) Fail(at, "duplicate argument '" + p.name + "' in the signature");
     if (SkipOp("=")) {
       p.default_value = ParseExpression(true);
       defaults = true;

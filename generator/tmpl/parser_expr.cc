@@ -73,6 +73,7 @@ ExprPtr ExprParser::ParseAssignTarget(bool with_tuple, bool name_only,
     target = MakeExpr(Expr::K::kGetAttr, at);
     target->name = ExpectAnyName();
     target->hash = HashStr(target->name);
+    target->key = InternKey(target->name, target->hash);
     target->items.push_back(std::move(ns));
     return target;
   }
@@ -382,6 +383,7 @@ ExprPtr ExprParser::ParseSubscript(ExprPtr node) {
       auto e = MakeExpr(Expr::K::kGetAttr, attr);
       e->name = Next().text;
       e->hash = HashStr(e->name);
+      e->key = InternKey(e->name, e->hash);
       e->methods = MethodMask(e->name);
       e->items.push_back(std::move(node));
       return e;
@@ -478,6 +480,9 @@ ExprPtr ExprParser::ParseCall(ExprPtr node) {
   auto e = MakeExpr(Expr::K::kCall, Cur());
   e->line = node->line;  // report calls at the callee's position
   e->col = node->col;
+  const Expr& callee = *node;
+  e->str_format = callee.kind == Expr::K::kGetAttr && callee.name == "format" &&
+                  callee.items[0]->kind == Expr::K::kConst && callee.items[0]->value.is_string();
   e->items.push_back(std::move(node));
   ParseCallArgs(e.get());
   return e;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <mutex>
 #include <new>
 
 #include <sys/mman.h>
@@ -151,6 +152,53 @@ void RcBase::Destroy() const {
   }
 }
 
+// ---- interned keys ----
+namespace {
+
+// Open-addressing table of the interned boxes (a power of two slots, at most half full). It and
+// its boxes live until the process ends (never destroyed: renders in other threads may still
+// read them while the process exits).
+struct InternTable {
+  std::mutex mu;
+  std::vector<const StrBox*> slots;
+  size_t count = 0;
+};
+
+InternTable& Interns() {
+  static InternTable* table = new InternTable;
+  return *table;
+}
+
+}  // namespace
+
+const StrBox* InternKey(std::string_view text, uint64_t hash) {
+  if (text.size() > kMaxInternedText) return nullptr;
+  InternTable& t = Interns();
+  std::lock_guard<std::mutex> lock(t.mu);
+  if (t.slots.empty()) t.slots.assign(256, nullptr);
+  size_t mask = t.slots.size() - 1;
+  size_t p = hash & mask;
+  for (; t.slots[p]; p = (p + 1) & mask)
+    if (t.slots[p]->hash == hash && SameText(t.slots[p]->s, text)) return t.slots[p];
+  if (t.count >= kMaxInterned) return nullptr;
+  auto* box = new (::operator new(sizeof(StrBox))) StrBox(std::string(text));
+  box->hash = hash;  // set once here: never written after (boxes are shared between threads)
+  box->AddRef();     // (never released)
+  t.slots[p] = box;
+  if (++t.count * 2 > t.slots.size()) {
+    std::vector<const StrBox*> old = std::move(t.slots);
+    t.slots.assign(old.size() * 2, nullptr);
+    mask = t.slots.size() - 1;
+    for (const StrBox* b : old) {
+      if (!b) continue;
+      size_t q = b->hash & mask;
+      while (t.slots[q]) q = (q + 1) & mask;
+      t.slots[q] = b;
+    }
+  }
+  return box;
+}
+
 // ---- arena ----
 Arena::~Arena() {
   for (StrBox* s : strings_) s->~StrBox();
@@ -163,7 +211,8 @@ void Arena::Reserve(size_t bytes) {
   if (mapped_ || bytes < kHuge) return;
   bytes = (bytes + kHuge - 1) & ~(kHuge - 1);
   const size_t size = bytes + kHuge;  // room to align to a huge page
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
   if (p == MAP_FAILED) return;
   mapped_ = p;
   mapped_size_ = size;
@@ -176,14 +225,11 @@ void Arena::Reserve(size_t bytes) {
   left_ = bytes;
 }
 
-void* Arena::Alloc(size_t bytes) {
-  bytes = (bytes + 7) & ~size_t{7};
-  if (bytes > left_) {
-    const size_t block = std::max<size_t>(bytes, size_t{256} << 10);
-    cur_ = static_cast<char*>(::operator new(block));
-    blocks_.push_back(cur_);
-    left_ = block;
-  }
+void* Arena::AllocBlock(size_t bytes) {
+  const size_t block = std::max<size_t>(bytes, size_t{256} << 10);
+  cur_ = static_cast<char*>(::operator new(block));
+  blocks_.push_back(cur_);
+  left_ = block;
   void* p = cur_;
   cur_ += bytes;
   left_ -= bytes;
@@ -242,28 +288,12 @@ void DictBox::BuildIndex() {
 }
 
 // ---- values ----
-Value Value::Bool(bool b) {
-  Value v;
-  v.kind_ = Kind::kBool;
-  v.b_ = b;
-  return v;
-}
-
-Value Value::Int(int64_t i) {
-  Value v;
-  v.kind_ = Kind::kInt;
-  v.i_ = i;
-  return v;
-}
-
-Value Value::Float(double d) {
-  Value v;
-  v.kind_ = Kind::kFloat;
-  v.f_ = d;
-  return v;
-}
-
 Value Value::Str(std::string s) { return Boxed(Kind::kString, new StrBox(std::move(s))); }
+
+Value Value::Key(std::string_view text) {
+  if (const StrBox* box = InternKey(text, HashStr(text))) return Interned(box);
+  return Str(std::string(text));
+}
 
 Value Value::Markup(std::string s) {
   Value v = Str(std::move(s));

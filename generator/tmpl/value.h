@@ -209,7 +209,7 @@ inline uint64_t HashStr(std::string_view s) {
 }
 
 // s == t for short strings without a library call.
-inline bool SameText(std::string_view a, std::string_view b) {
+__attribute__((always_inline)) inline bool SameText(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
   const char* p = a.data();
@@ -247,6 +247,7 @@ struct Name {
 // A native str.
 struct StrBox : RcBase {
   explicit StrBox(std::string v) : RcBase(BoxKind::kStr), s(std::move(v)) {}
+  explicit StrBox(std::string_view v) : RcBase(BoxKind::kStr), s(v) {}
   static void* operator new(size_t n) { return PoolAlloc(n); }
   static void* operator new(size_t, void* where) { return where; }  // placement (arena)
   static void operator delete(void* p, size_t n) { PoolFree(p, n); }
@@ -257,6 +258,15 @@ struct StrBox : RcBase {
   std::string s;
   mutable uint64_t hash = 0;  // HashStr(s), computed on first use as a dict key
 };
+
+// The interned string of `text` (HashStr `hash`): one box per distinct text in the process,
+// never freed and never reference counted (Value::Interned), its hash set. Dict keys parsed from
+// JSON and the attribute names of templates are interned, so that an attribute lookup compares
+// two pointers. Returns null for texts longer than kMaxInternedText bytes or once kMaxInterned
+// texts are interned (such keys are compared by hash and text). Thread-safe.
+constexpr size_t kMaxInternedText = 64;
+constexpr size_t kMaxInterned = size_t{1} << 16;
+const StrBox* InternKey(std::string_view text, uint64_t hash);
 
 // Engine objects: macros, namespaces, loop contexts, bound methods, modules, functions.
 class Object : public RcObject {
@@ -301,12 +311,12 @@ class Value {
   };
 
   Value() : i_(0) {}
-  Value(const Value& o)
-      : kind_(o.kind_), json_(o.json_), markup_(o.markup_), boxed_(o.boxed_), i_(o.i_) {
+  Value(const Value& o) {
+    Assign(o);
     if (boxed_) rc_->AddRef();
   }
-  Value(Value&& o) noexcept
-      : kind_(o.kind_), json_(o.json_), markup_(o.markup_), boxed_(o.boxed_), i_(o.i_) {
+  Value(Value&& o) noexcept {
+    Assign(o);
     o.boxed_ = false;
   }
   Value& operator=(const Value& o) {
@@ -327,9 +337,24 @@ class Value {
     if (boxed_) rc_->Release();
   }
 
-  static Value Bool(bool b);
-  static Value Int(int64_t i);
-  static Value Float(double d);
+  static Value Bool(bool b) {
+    Value v;
+    v.kind_ = Kind::kBool;
+    v.b_ = b;
+    return v;
+  }
+  static Value Int(int64_t i) {
+    Value v;
+    v.kind_ = Kind::kInt;
+    v.i_ = i;
+    return v;
+  }
+  static Value Float(double d) {
+    Value v;
+    v.kind_ = Kind::kFloat;
+    v.f_ = d;
+    return v;
+  }
   static Value Str(std::string s);
   static Value Markup(std::string s);  // a str already HTML-escaped/safe (markupsafe.Markup)
   static Value List(ValueList items);
@@ -341,6 +366,16 @@ class Value {
   // A view of JSON data, read in place: j must outlive every value derived from it (scalars are
   // converted; strings, lists and dicts stay views).
   static Value ViewJson(const Json& j);
+  // A dict key: the interned string of `text` when it can be (InternKey; attribute lookups of
+  // it then compare pointers), else Str(text). For the keys of dicts templates read by name.
+  static Value Key(std::string_view text);
+  // The interned string `box` (InternKey): shared by every copy without reference counting.
+  static Value Interned(const StrBox* box) {
+    Value v;
+    v.kind_ = Kind::kString;
+    v.rc_ = reinterpret_cast<RcBase*>(const_cast<StrBox*>(box));
+    return v;
+  }
   // A value owning (a payload of) `box` (a StrBox/ListBox/DictBox made by value.cc/Arena).
   static Value Boxed(Kind kind, const RcBase* box) {
     Value v;
@@ -378,6 +413,13 @@ class Value {
   uint64_t str_hash() const {  // HashStr(s()), cached for native strings
     return json_ ? HashStr(s()) : static_cast<const StrBox*>(rc_)->Hash();
   }
+  // The box of an interned string (Interned), else null: two interned strings are equal exactly
+  // when their boxes are the same.
+  const StrBox* interned() const {
+    return kind_ == Kind::kString && !json_ && !boxed_
+               ? reinterpret_cast<const StrBox*>(static_cast<const RcBase*>(rc_))
+               : nullptr;
+  }
   size_t size() const;           // list/tuple/dict element count
   Value at(size_t index) const;  // list/tuple element
   // The elements of a native list/tuple (null for a JSON view): iteration without copies.
@@ -399,20 +441,20 @@ class Value {
   ValueList Keys() const;
   Object* obj() const { return static_cast<Object*>(static_cast<RcObject*>(rc_)); }
   const UndefinedInfo& undef() const;
-  const void* identity() const {  // for `is sameas` on containers
-    return json_ ? static_cast<const void*>(j_) : boxed_ ? static_cast<const void*>(rc_) : nullptr;
+  const void* identity() const {  // for `is sameas` on containers (and interned strings)
+    return json_                              ? static_cast<const void*>(j_)
+           : boxed_ || kind_ == Kind::kString ? static_cast<const void*>(rc_)
+                                              : nullptr;
   }
 
   Json ToJson() const;  // OpError for values JSON cannot hold (undefined, macros...)
 
  private:
   static const std::string& JsonStr(const Json* j);
+  // Copies o's representation (16 bytes: two word moves instead of five field copies; every
+  // member is a plain scalar, so the bytes are the value).
   void Assign(const Value& o) {
-    kind_ = o.kind_;
-    json_ = o.json_;
-    markup_ = o.markup_;
-    boxed_ = o.boxed_;
-    i_ = o.i_;
+    std::memcpy(static_cast<void*>(this), static_cast<const void*>(&o), sizeof(Value));
   }
   const Json& json() const { return *j_; }
   Kind kind_ = Kind::kNone;
@@ -427,6 +469,8 @@ class Value {
     RcBase* rc_;
   };
 };
+
+static_assert(sizeof(Value) == 16, "a Value is a tag word and a payload word");
 
 // A native list/tuple: the items follow the header in the same allocation.
 struct alignas(alignof(Value)) ListBox : RcBase {
@@ -459,35 +503,42 @@ struct alignas(alignof(Value)) DictBox : RcBase {
   const Entry* end() const { return begin() + n; }
   Entry* entries() { return reinterpret_cast<Entry*>(this + 1); }
   size_t size() const { return n; }
-  // Index of the entry with string key `key` (HashStr `hash`), or -1.
-  ptrdiff_t Find(std::string_view key, uint64_t hash) const {
+  // Index of the entry with string key `key` (HashStr `hash`; `interned`: its InternKey box, or
+  // null), or -1.
+  ptrdiff_t Find(std::string_view key, uint64_t hash, const StrBox* interned = nullptr) const {
     if (cap) {
       const uint32_t* index = reinterpret_cast<const uint32_t*>(end());
       for (size_t p = hash & (cap - 1);; p = (p + 1) & (cap - 1)) {
         const uint32_t slot = index[p];
         if (!slot) return -1;
-        if (KeyIs(begin()[slot - 1].key, key, hash)) return slot - 1;
+        if (KeyIs(begin()[slot - 1].key, key, hash, interned)) return slot - 1;
       }
     }
     for (uint32_t k = 0; k < n; ++k)
-      if (KeyIs(begin()[k].key, key, hash)) return k;
+      if (KeyIs(begin()[k].key, key, hash, interned)) return k;
     return -1;
   }
-  // Whether entry k has the string key `key` (HashStr `hash`).
-  bool KeyAt(size_t k, std::string_view key, uint64_t hash) const {
-    return KeyIs(begin()[k].key, key, hash);
+  // Whether entry k has the string key `key` (HashStr `hash`, InternKey box `interned` or null).
+  bool KeyAt(size_t k, std::string_view key, uint64_t hash,
+             const StrBox* interned = nullptr) const {
+    return KeyIs(begin()[k].key, key, hash, interned);
   }
   // A box for `n` entries, default-constructed; call BuildIndex() once they are set. Repeated
   // keys are the caller's to avoid.
   // (construct=false: the caller placement-news every entry's key and value.)
   static DictBox* Make(size_t n, Arena* arena = nullptr, bool construct = true);
   void BuildIndex();
+  // Whether `k` is the string `key` (HashStr `hash`, InternKey box `interned` or null).
+  static bool KeyIs(const Value& k, std::string_view key, uint64_t hash, const StrBox* interned) {
+    if (const StrBox* b = k.interned()) {
+      if (interned) return b == interned;  // both interned: equal texts share the box
+      return b->hash == hash && SameText(b->s, key);
+    }
+    return k.is_string() && k.str_hash() == hash && SameText(k.s(), key);
+  }
 
  private:
   DictBox() : RcBase(BoxKind::kDict) {}
-  static bool KeyIs(const Value& k, std::string_view key, uint64_t hash) {
-    return k.is_string() && k.str_hash() == hash && SameText(k.s(), key);
-  }
 };
 
 static_assert(sizeof(ListBox) % alignof(Value) == 0, "list items follow the header");
@@ -501,7 +552,14 @@ class Arena {
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   ~Arena();
-  void* Alloc(size_t bytes);  // 8-byte aligned
+  void* Alloc(size_t bytes) {  // 8-byte aligned
+    bytes = (bytes + 7) & ~size_t{7};
+    if (bytes > left_) return AllocBlock(bytes);
+    void* p = cur_;
+    cur_ += bytes;
+    left_ -= bytes;
+    return p;
+  }
   // Expects about `bytes` of payloads: one block of that size (big ones on huge pages where the
   // system offers them: fewer page faults).
   void Reserve(size_t bytes);
@@ -514,6 +572,7 @@ class Arena {
   void AdoptString(StrBox* box);  // also runs ~StrBox when the arena goes (heap text)
 
  private:
+  void* AllocBlock(size_t bytes);  // Alloc when the current block is full
   std::vector<char*> blocks_;
   std::vector<StrBox*> strings_;  // with text beyond the inline (SSO) buffer
   void* mapped_ = nullptr;        // Reserve()'s mapping, if any
@@ -568,11 +627,28 @@ void AppendStr(std::string& out, const Value& v);  // str(v)
 std::string ToStr(const Value& v);
 std::string Repr(const Value& v);
 bool Equals(const Value& a, const Value& b);
+// Equals with the common case (two strings) inline.
+inline bool EqualsFast(const Value& a, const Value& b) {
+  if (a.is_string() && b.is_string()) {
+    if (a.identity() == b.identity()) return true;  // the same string (or interned text)
+    return SameText(a.s(), b.s());
+  }
+  return Equals(a, b);
+}
 // Three-way comparison for <, <=, >, >= (op names the operator for the TypeError message).
 int Compare(const Value& a, const Value& b, const char* op = "<");
 bool Contains(const Value& container, const Value& item);  // `item in container`
-ValueList Iterate(const Value& v);                         // iter(v) materialized
-int64_t Len(const Value& v);                               // len(v)
+// Contains with a native list/tuple of the container read in place.
+inline bool ContainsFast(const Value& container, const Value& item) {
+  if (const ListBox* l = item.is_undefined() ? nullptr : container.native_list()) {
+    for (const Value& x : *l)
+      if (EqualsFast(x, item)) return true;
+    return false;
+  }
+  return Contains(container, item);
+}
+ValueList Iterate(const Value& v);    // iter(v) materialized
+int64_t Len(const Value& v);          // len(v)
 std::string HashKey(const Value& v);  // equal values (1 == 1.0 == True) give equal keys
 
 }  // namespace msc::tmpl

@@ -685,3 +685,125 @@ TEST_CASE("under AddressSanitizer a freed template-engine block is poisoned") {
   CHECK(__asan_address_is_poisoned(p));
 }
 #endif
+
+// ---- compiled-form shortcuts (issue 9: the 5,000-op render) ----
+TEST_CASE("tmpl: Render with a Sink streams the same text in pieces") {
+  TempDir dir;
+  // ~200 KB of output: several pieces of about Environment::kStreamChunk bytes.
+  dir.Write("big.j2",
+            "{% macro row(i) %}{{ '%05d'|format(i) }} {{ 'x' * 90 }}\n{% endmacro %}"
+            "{% for i in range(2000) %}{{ row(i) }}{% endfor %}end");
+  dir.Write("small.j2", "{{ a }}-{{ b }}");
+  dir.Write("fails.j2", "{% for i in range(2000) %}{{ 'y' * 100 }}{% endfor %}{{ nope }}");
+  Environment env(dir.path.string());
+  const msc::tmpl::Data data = msc::tmpl::Data::ParseJson(R"({"a": 1, "b": "two"})", "d");
+  std::vector<std::string> pieces;
+  auto sink = [&](std::string_view p) { pieces.emplace_back(p); };
+  env.Render("big.j2", data, sink);
+  std::string joined;
+  for (const auto& p : pieces) joined += p;
+  CHECK(joined == env.Render("big.j2", data));
+  CHECK(pieces.size() >= 3);
+  for (size_t i = 0; i + 1 < pieces.size(); ++i) {
+    CHECK(pieces[i].size() >= Environment::kStreamChunk);
+    CHECK(pieces[i].size() < Environment::kStreamChunk + 200);  // flushed after each statement
+  }
+  pieces.clear();
+  env.Render("small.j2", data, sink);  // small output: one piece at the end
+  REQUIRE(pieces.size() == 1);
+  CHECK(pieces[0] == "1-two");
+  // An error after some pieces were given: they stay given, the error is thrown.
+  pieces.clear();
+  try {
+    env.Render("fails.j2", data, sink);
+    FAIL("expected an error");
+  } catch (const msc::Error& e) {
+    CHECK(std::string(e.what()) == dir.Name("fails.j2") + ":1:57: undefined variable 'nope'");
+  }
+  CHECK(pieces.size() >= 3);
+}
+
+TEST_CASE("tmpl: interned keys are one immortal string per text") {
+  using msc::tmpl::HashStr;
+  using msc::tmpl::InternKey;
+  using msc::tmpl::Value;
+  const msc::tmpl::StrBox* a = InternKey("shape", HashStr("shape"));
+  REQUIRE(a != nullptr);
+  CHECK(InternKey(std::string("sha") + "pe", HashStr("shape")) == a);
+  CHECK(InternKey("shapes", HashStr("shapes")) != a);
+  CHECK(a->hash == HashStr("shape"));
+  const std::string long_key(msc::tmpl::kMaxInternedText + 1, 'k');
+  CHECK(InternKey(long_key, HashStr(long_key)) == nullptr);
+  // Values of interned strings are strings like any other, shared without counting.
+  Value k = Value::Key("shape");
+  CHECK(k.is_string());
+  CHECK(k.s() == "shape");
+  CHECK(k.interned() == a);
+  Value copy = k;
+  CHECK(copy.interned() == a);
+  CHECK(msc::tmpl::Equals(copy, Value::Str("shape")));
+  CHECK(Value::Key(long_key).interned() == nullptr);
+  CHECK(Value::Key(long_key).s() == long_key);
+  CHECK(Value::Str("shape").interned() == nullptr);
+  // Dicts keyed by interned and by plain strings find each other's keys.
+  msc::tmpl::ValueDict items;
+  items.emplace_back(Value::Key("shape"), Value::Int(1));
+  items.emplace_back(Value::Str("dtype"), Value::Int(2));
+  Value d = Value::Dict(std::move(items));
+  Value out;
+  CHECK(d.Get(std::string("shape"), &out));
+  CHECK(out.i() == 1);
+  CHECK(d.Get(Value::Key("dtype"), &out));
+  CHECK(out.i() == 2);
+  CHECK_FALSE(d.Get(std::string("nope"), &out));
+  // JSON keys are interned, so a template's `x.shape` matches them by pointer.
+  CHECK(RD("{{ x.shape }} {{ x['shape'] }} {{ x.get('shape') }} {{ x.dtype is defined }}",
+           R"({"x": {"dtype": "f32", "shape": [1, 2]}})") == "[1, 2] [1, 2] [1, 2] True");
+  const std::string long_json = "{\"x\": {\"" + long_key + "\": 5}}";
+  CHECK(RD("{{ x." + long_key + " }} {{ x|length }}", long_json) == "5 1");
+}
+
+TEST_CASE("tmpl: dictsort loops read the dict in place, with the filter's semantics") {
+  const std::string t =
+      "{% for k, v in d|dictsort %}{{ k }}={{ v }};{% else %}none{% endfor %}|"
+      "{% for k, v in d|dictsort(reverse=true) %}{{ k }}{% endfor %}";
+  const std::string json = R"({"d": {"b": 1, "B": 2, "a": 3, "_": 4}})";
+  // (case-folded keys; equal ones keep their order, reversed or not, as Python's sorted does)
+  const std::string expected = "_=4;a=3;b=1;B=2;|bBa_";
+  CHECK(RD(t, json) == expected);                   // native data
+  CHECK(R(t, Json::parse(json)) == expected);       // JSON views: the filter itself
+  CHECK(R(t, {{"d", Json::object()}}) == "none|");  // empty
+  CHECK(Err(t, {{"d", Json::array({1})}}) == "t.j2:1:18: dictsort requires a mapping, got list");
+  CHECK(Err("{% for k, v in nope|dictsort %}{% endfor %}") ==
+        "t.j2:1:16: undefined variable 'nope'");
+  // A user filter named dictsort replaces the builtin in loops too.
+  TempDir dir;
+  dir.Write("t.j2", "{% for k, v in d|dictsort %}{{ k }}{{ v }}{% endfor %}");
+  Environment env(dir.path.string());
+  env.AddFilter("dictsort", [](const std::vector<Json>&, const Json&) {
+    return Json::array({Json::array({"x", 1})});
+  });
+  CHECK(env.Render("t.j2", msc::tmpl::Data::ParseJson(json, "d")) == "x1");
+}
+
+TEST_CASE("tmpl: macro signatures, cached includes and str.format in place") {
+  CHECK(Err("{% macro m(a, b, a) %}{% endmacro %}") ==
+        "t.j2:1:18: duplicate argument 'a' in the signature");
+  CHECK(Err("{% macro m(x) %}{% endmacro %}{% call(y, y) m(1) %}{% endcall %}") ==
+        "t.j2:1:42: duplicate argument 'y' in the signature");
+  // A constant include name is loaded once; each render still sees the current variables.
+  TempDir dir;
+  dir.Write("inc.j2", "<{{ x }}>");
+  dir.Write("t.j2", "{% for x in xs %}{% include 'inc.j2' %}{% endfor %}");
+  Environment env(dir.path.string());
+  CHECK(env.Render("t.j2", {{"xs", {1, 2}}}) == "<1><2>");
+  CHECK(env.Render("t.j2", {{"xs", {"a"}}}) == "<a>");
+  // "literal".format(...) printed straight into the output, with Python's rules.
+  CHECK(R("{{ '{:,}|{:>4}|{!r}|{x}'.format(1234567, 'ab', 'q', x=none) }}") ==
+        "1,234,567|  ab|'q'|None");
+  CHECK(R("{{ '[{}]'.format('a' if false) }}") == "[]");
+  CHECK(Err("{{ '[{:>3}]'.format('a' if false) }}") ==
+        "t.j2:1:14: unsupported format string passed to Undefined.__format__");
+  CHECK(Err("{{ '{} {}'.format(1) }}") ==
+        "t.j2:1:12: Replacement index 1 out of range for positional args tuple");
+}
