@@ -65,10 +65,10 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
   BackendSpec spec;
   spec.dir = dir.string();
   spec.name = backend;
-  for (const auto& [key, v] :
-       r.Map(root, "backend.yaml",
-             {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights",
-              "golden", "reserved_names", "memory_plan", "fuse_epilogues", "passes"})) {
+  for (const auto& [key, v] : r.Map(root, "backend.yaml",
+                                    {"summary", "op_template", "op_sections", "no_snippet", "files",
+                                     "copy", "weights", "golden", "reserved_names", "memory_plan",
+                                     "fuse_epilogues", "fuse_elementwise", "passes"})) {
     if (key == "summary") {
       spec.summary = r.Str(v, key);
     } else if (key == "op_template") {
@@ -128,6 +128,29 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
             r.Fail(list, "fuse_epilogues.residual_producers: '" + p +
                              "' is not in fuse_epilogues.producers");
       }
+    } else if (key == "fuse_elementwise") {
+      bool has_max_ops = false, has_max_inputs = false;
+      for (const auto& [k, a] :
+           r.Map(v, "fuse_elementwise", {"ops", "selects", "max_ops", "max_inputs"})) {
+        if (k == "ops" || k == "selects") {
+          (k == "ops" ? spec.fuse_elementwise_ops : spec.fuse_elementwise_selects) =
+              r.StrList(a, "fuse_elementwise." + k);
+          continue;
+        }
+        long long n = 0;
+        try {
+          n = a.as<long long>();
+        } catch (const YAML::Exception&) {
+          r.Fail(a, "fuse_elementwise." + k + " must be an integer");
+        }
+        // A chain has two nodes at least; the limits are the backend kernel's.
+        if (n < (k == "max_ops" ? 2 : 1))
+          r.Fail(a, "fuse_elementwise." + k + " must be at least " + (k == "max_ops" ? "2" : "1"));
+        (k == "max_ops" ? spec.fuse_elementwise_max_ops : spec.fuse_elementwise_max_inputs) = n;
+        (k == "max_ops" ? has_max_ops : has_max_inputs) = true;
+      }
+      if (!has_max_ops || !has_max_inputs)
+        r.Fail(v, "fuse_elementwise needs max_ops and max_inputs (the backend kernel's limits)");
     } else if (key == "files" || key == "copy") {
       if (!v.IsSequence()) r.Fail(v, key + " must be a list");
       const bool is_files = key == "files";

@@ -39,6 +39,15 @@ struct BackendSpec {
   /// fuse_producers) as y = act(producer(...) + residual); see FuseEpilogues (context.h).
   std::vector<std::string> fuse_residual;
   std::vector<std::string> fuse_residual_producers;
+  /// Elementwise chains run as one kernel (see FuseElementwise, context.h): trees of nodes of
+  /// fuse_elementwise_ops (float32, one or two inputs) and fuse_elementwise_selects (where-like:
+  /// a condition of any dtype, then two float32 values), at most fuse_elementwise_max_ops nodes
+  /// and fuse_elementwise_max_inputs distinct outside inputs per chain. Empty ops and selects:
+  /// no chain fusion.
+  std::vector<std::string> fuse_elementwise_ops;
+  std::vector<std::string> fuse_elementwise_selects;
+  long long fuse_elementwise_max_ops = 0;
+  long long fuse_elementwise_max_inputs = 0;
   /// Graph passes run before the context is built, in order (passes::PassNames()).
   std::vector<std::string> passes;
 

@@ -46,8 +46,9 @@ struct Fusion {
   long long epilogue = -1;      // the relu/clip consumer run as this node's epilogue
   long long residual_add = -1;  // the add consumer run as this node's residual
   size_t residual_input = 0;    // which input of residual_add is the residual
-  long long into = -1;          // the producer this node was fused into
+  long long into = -1;          // the producer (or chain root) this node was fused into
   size_t alias_input = 0;       // fused nodes: the input whose bytes the output shares
+  long long chain = -1;         // ChainCore: the chain this node is a member of (root included)
 };
 
 /// Epilogue and residual fusion, per node (see FuseEpilogues in context.h).
@@ -124,6 +125,119 @@ std::vector<Fusion> FuseCore(const std::vector<FuseNode>& nodes,
   return f;
 }
 
+/// One fused elementwise chain (see FuseElementwise in context.h).
+struct Chain {
+  struct Operand {
+    bool step = false;  // false: inputs[index]; true: the value of step (member) `index`
+    size_t index = 0;
+  };
+  std::vector<size_t> members;                 // node indices in node order; back() is the root
+  std::vector<const std::string*> inputs;      // outside input tensors, in first-use order
+  std::vector<std::vector<Operand>> operands;  // per member, per node input
+};
+
+/// Elementwise chain fusion on top of FuseCore's result `f` (whose fused nodes take no part);
+/// sets `chain` (and `into` = the root, for the other members) in `f`.
+std::vector<Chain> ChainCore(const std::vector<FuseNode>& nodes, std::vector<Fusion>& f,
+                             const std::vector<std::string>& ops,
+                             const std::vector<std::string>& selects, long long max_ops,
+                             long long max_inputs) {
+  std::vector<Chain> chains;
+  if (ops.empty() && selects.empty()) return chains;
+  const std::unordered_set<std::string_view> op_set(ops.begin(), ops.end()),
+      select_set(selects.begin(), selects.end());
+  std::unordered_map<std::string_view, std::pair<size_t, size_t>> tensor_at;  // node, output
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (size_t k = 0; k < nodes[i].outputs.size(); ++k)
+      tensor_at[*nodes[i].outputs[k].name] = {i, k};
+  auto tensor = [&](const std::string* name) -> const FuseTensor* {
+    auto at = tensor_at.find(*name);
+    return at == tensor_at.end() ? nullptr : &nodes[at->second.first].outputs[at->second.second];
+  };
+  static const std::string kF32 = "float32";
+  auto eligible = [&](size_t i) {
+    const FuseNode& n = nodes[i];
+    if (f[i].into >= 0 || f[i].epilogue >= 0 || f[i].residual_add >= 0 || f[i].chain >= 0)
+      return false;
+    if (n.outputs.size() != 1 || *n.outputs[0].dtype != kF32) return false;
+    for (int64_t d : *n.outputs[0].shape)
+      if (d < 0) return false;
+    const bool select = select_set.count(*n.optype) > 0;
+    if (select ? n.inputs.size() != 3
+               : !op_set.count(*n.optype) || n.inputs.empty() || n.inputs.size() > 2)
+      return false;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const FuseTensor* t = tensor(n.inputs[k]);
+      if (!t || (*t->dtype != kF32 && !(select && k == 0))) return false;  // condition: any
+    }
+    return true;
+  };
+  auto find = [](const std::vector<const std::string*>& v, const std::string& t) {
+    return std::find_if(v.begin(), v.end(), [&](const std::string* x) { return *x == t; });
+  };
+  auto add = [&](std::vector<const std::string*>& v, const std::string* t) {
+    if (find(v, *t) == v.end()) v.push_back(t);
+  };
+  for (size_t r = nodes.size(); r-- > 0;) {
+    if (!eligible(r)) continue;
+    const std::vector<int64_t>& shape = *nodes[r].outputs[0].shape;
+    std::vector<size_t> members = {r};
+    std::vector<const std::string*> outside;  // distinct outside inputs so far
+    for (const std::string* t : nodes[r].inputs) add(outside, t);
+    // Grow over the operands' producers, breadth first from the root.
+    for (size_t w = 0; w < members.size(); ++w) {
+      for (const std::string* t : nodes[members[w]].inputs) {
+        if (find(outside, *t) == outside.end()) continue;  // absorbed already (read twice)
+        auto at = tensor_at.find(*t);
+        if (at == tensor_at.end() || at->second.second != 0) continue;
+        const size_t p = at->second.first;
+        const FuseNode& pn = nodes[p];
+        // Its value must be needed by this member alone, at the chain's shape.
+        if (!eligible(p) || pn.out_graph_output || pn.consumers.size() != 1 ||
+            *pn.outputs[0].shape != shape)
+          continue;
+        if (static_cast<long long>(members.size()) + 1 > max_ops) continue;
+        std::vector<const std::string*> next;
+        for (const std::string* x : outside)
+          if (*x != *t) next.push_back(x);
+        for (const std::string* x : pn.inputs) add(next, x);
+        if (static_cast<long long>(next.size()) > max_inputs) continue;
+        outside = std::move(next);
+        members.push_back(p);
+        f[p].chain = static_cast<long long>(chains.size());  // taken (eligible() is false now)
+      }
+    }
+    if (members.size() < 2 || static_cast<long long>(outside.size()) > max_inputs) {
+      for (size_t m : members) f[m].chain = -1;
+      continue;
+    }
+    std::sort(members.begin(), members.end());
+    Chain c;
+    c.members = members;
+    std::unordered_map<std::string_view, size_t> step_of;  // member output -> its step
+    for (size_t s = 0; s < members.size(); ++s) {
+      const FuseNode& m = nodes[members[s]];
+      std::vector<Chain::Operand> operands;
+      for (const std::string* t : m.inputs) {
+        auto st = step_of.find(*t);
+        if (st != step_of.end()) {
+          operands.push_back({true, st->second});
+          continue;
+        }
+        auto k = find(c.inputs, *t);
+        operands.push_back({false, static_cast<size_t>(k - c.inputs.begin())});
+        if (k == c.inputs.end()) c.inputs.push_back(t);
+      }
+      c.operands.push_back(std::move(operands));
+      step_of[*m.outputs[0].name] = s;
+      f[members[s]].chain = static_cast<long long>(chains.size());
+      if (members[s] != r) f[members[s]].into = static_cast<long long>(r);
+    }
+    chains.push_back(std::move(c));
+  }
+  return chains;
+}
+
 /// One node output as the memory plan sees it.
 struct PlanOut {
   const std::string* name = nullptr;
@@ -141,6 +255,8 @@ struct PlanNode {
   size_t get_item_index = 0;
   bool fused = false;      // a fused node: its output shares the bytes of inputs[alias_input]
   size_t alias_input = 0;  // (a residual add's may be its input 1)
+  bool unplanned = false;  // a fused chain member: its outputs get no bytes...
+  long long read_at = -1;  // ...and it reads its inputs here (the chain root's position)
 };
 
 struct PlanResult {
@@ -166,6 +282,7 @@ PlanResult PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i].constant) continue;  // a weight, uploaded once
     for (const PlanOut& t : nodes[i].outputs) {
+      if (nodes[i].unplanned) break;  // computed in a fused chain's kernel, never stored
       // Graph inputs are written by the host before the first dispatch and graph outputs read after
       // the last, whatever the position of their nodes: they live from -1 / until n_nodes.
       const long long begin = t.graph_input ? -1 : static_cast<long long>(i);
@@ -173,10 +290,10 @@ PlanResult PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
       by_name[*t.name] = items.size();
       items.push_back({t.name, t.nbytes, begin, end, items.size()});
     }
+    const long long read_at = nodes[i].read_at >= 0 ? nodes[i].read_at : static_cast<long long>(i);
     for (const std::string* t : nodes[i].inputs) {
       auto it = by_name.find(*t);
-      if (it != by_name.end())
-        items[it->second].end = std::max(items[it->second].end, static_cast<long long>(i));
+      if (it != by_name.end()) items[it->second].end = std::max(items[it->second].end, read_at);
     }
   }
   auto root = [&](size_t x) {
@@ -339,6 +456,10 @@ struct Keys {
   Value fused_epilogue = Value::Str("fused_epilogue");
   Value fused_residual = Value::Str("fused_residual");
   Value fused_into = Value::Str("fused_into");
+  Value fused_chain = Value::Str("fused_chain");
+  Value steps = Value::Str("steps");
+  Value operands = Value::Str("operands");
+  Value kind = Value::Str("kind");
   Value code = Value::Str("code");
   Value folded = Value::Str("folded");
   Value graph = Value::Str("graph");
@@ -488,9 +609,12 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     r.nbytes = numel < 0 ? -1 : numel * ir::MSCTensor::DtypeBytes(r.t->dtype);
   }
 
-  // 2. Epilogue / residual fusion and the memory plan, on the records.
+  // 2. Epilogue / residual fusion, elementwise chains and the memory plan, on the records.
   std::vector<Fusion> fusion(n_nodes);
-  if (!spec.fuse_producers.empty()) {
+  std::vector<Chain> chains;
+  const bool chain_fusion =
+      !spec.fuse_elementwise_ops.empty() || !spec.fuse_elementwise_selects.empty();
+  if (!spec.fuse_producers.empty() || chain_fusion) {
     std::vector<FuseNode> fn(n_nodes);
     for (size_t i = 0; i < n_nodes; ++i) {
       const ir::MSCJoint& n = graph.nodes[i];
@@ -509,8 +633,11 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
       fn[i].inputs.reserve(ins[i].size());
       for (size_t t : ins[i]) fn[i].inputs.push_back(&tensors[t].t->name);
     }
-    fusion = FuseCore(fn, spec.fuse_producers, spec.fuse_epilogues, spec.fuse_residual,
-                      spec.fuse_residual_producers);
+    if (!spec.fuse_producers.empty())
+      fusion = FuseCore(fn, spec.fuse_producers, spec.fuse_epilogues, spec.fuse_residual,
+                        spec.fuse_residual_producers);
+    chains = ChainCore(fn, fusion, spec.fuse_elementwise_ops, spec.fuse_elementwise_selects,
+                       spec.fuse_elementwise_max_ops, spec.fuse_elementwise_max_inputs);
   }
   // Typed attrs, parsed once per distinct (opdef attr, string); per-optype facts once per optype.
   std::unordered_map<std::string_view, OptypeInfo> optype_info;
@@ -582,8 +709,12 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
         for (size_t t : outs[i]) pn[i].outputs.push_back({&tensors[t].t->name, 0, false, false});
       }
       for (size_t t : ins[i]) pn[i].inputs.push_back(&tensors[t].t->name);
-      pn[i].fused = fusion[i].into >= 0;
+      pn[i].fused = fusion[i].into >= 0 && fusion[i].chain < 0;
       pn[i].alias_input = fusion[i].alias_input;
+      if (fusion[i].into >= 0 && fusion[i].chain >= 0) {  // a chain member before the root
+        pn[i].unplanned = true;
+        pn[i].read_at = fusion[i].into;
+      }
       pn[i].alias = std::find(spec.memory_alias.begin(), spec.memory_alias.end(), n.optype) !=
                         spec.memory_alias.end() ||
                     pn[i].fused;
@@ -677,7 +808,41 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
   for (const auto& name : graph.inputs) graph_in.push_back(graph_tensor(name));
   for (const auto& name : graph.outputs) graph_out.push_back(graph_tensor(name));
 
-  // 4. Node objects.
+  // 4. Node objects; a fused chain's object is shared by its members.
+  // {name, ident, optype, attrs} of node m: a fused epilogue, a chain step.
+  auto node_ref = [&](size_t m) {
+    ValueDict r;
+    r.emplace_back(K.name, Value::Str(graph.nodes[m].name));
+    r.emplace_back(K.ident, Value::Str(node_idents[m]));
+    r.emplace_back(K.optype, Value::Str(graph.nodes[m].optype));
+    r.emplace_back(K.attrs, node_attrs[m]);
+    return r;
+  };
+  std::vector<Value> chain_values;
+  chain_values.reserve(chains.size());
+  const Value kInputKind = Value::Str("input"), kStepKind = Value::Str("step");
+  for (const Chain& c : chains) {
+    ValueList inputs(c.inputs.size()), steps;
+    for (size_t s = 0; s < c.members.size(); ++s) {
+      const size_t m = c.members[s];
+      ValueList operands;
+      for (size_t k = 0; k < c.operands[s].size(); ++k) {
+        const Chain::Operand& o = c.operands[s][k];
+        if (!o.step) inputs[o.index] = tensors[ins[m][k]].value;  // as the member reads it
+        ValueDict od;
+        od.emplace_back(K.kind, o.step ? kStepKind : kInputKind);
+        od.emplace_back(K.index, Value::Int(static_cast<int64_t>(o.index)));
+        operands.push_back(Value::Dict(std::move(od)));
+      }
+      ValueDict st = node_ref(m);
+      st.emplace_back(K.operands, Value::List(std::move(operands)));
+      steps.push_back(Value::Dict(std::move(st)));
+    }
+    ValueDict cd;
+    cd.emplace_back(K.inputs, Value::List(std::move(inputs)));
+    cd.emplace_back(K.steps, Value::List(std::move(steps)));
+    chain_values.push_back(Value::Dict(std::move(cd)));
+  }
   std::map<std::string_view, std::vector<std::string_view>> folded_into;
   if (folded)
     for (const auto& f : *folded) folded_into[f.into].push_back(f.node);
@@ -717,13 +882,8 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     for (const auto& [role, t] : node_weights[i]) Set(w, Value::Str(*role), tensors[t].value);
     d.emplace_back(K.weights, Value::Dict(std::move(w)));
     if (fusion[i].epilogue >= 0) {  // {name, ident, optype, attrs} of the consumer run as epilogue
-      const size_t c = static_cast<size_t>(fusion[i].epilogue);
-      ValueDict e;
-      e.emplace_back(K.name, Value::Str(graph.nodes[c].name));
-      e.emplace_back(K.ident, Value::Str(node_idents[c]));
-      e.emplace_back(K.optype, Value::Str(graph.nodes[c].optype));
-      e.emplace_back(K.attrs, node_attrs[c]);
-      d.emplace_back(K.fused_epilogue, Value::Dict(std::move(e)));
+      d.emplace_back(K.fused_epilogue,
+                     Value::Dict(node_ref(static_cast<size_t>(fusion[i].epilogue))));
     } else {
       d.emplace_back(K.fused_epilogue, Value());
     }
@@ -739,6 +899,9 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
         K.fused_into,
         Value::Str(fusion[i].into >= 0 ? graph.nodes[static_cast<size_t>(fusion[i].into)].name
                                        : ""));
+    d.emplace_back(K.fused_chain, fusion[i].chain >= 0
+                                      ? chain_values[static_cast<size_t>(fusion[i].chain)]
+                                      : Value());
     code_at_ = d.size();
     d.emplace_back(K.code, Value());
     if (folded) {
@@ -843,15 +1006,10 @@ const Json& ArrayField(const Json& obj, const char* key) {
   return it != obj.end() && it->is_array() ? *it : kEmpty;
 }
 
-}  // namespace
-
-void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
-                   const std::vector<std::string>& epilogues,
-                   const std::vector<std::string>& residual,
-                   const std::vector<std::string>& residual_producers) {
-  Json& nodes = graph["nodes"];
+/// The fusion records of a JSON graph's nodes (names, dtypes and shapes point into `nodes` and
+/// `shapes`).
+std::vector<FuseNode> JsonFuseNodes(const Json& nodes, std::deque<std::vector<int64_t>>& shapes) {
   static const std::string kNoName;
-  std::deque<std::vector<int64_t>> shapes;  // FuseTensor::shape points here
   std::vector<FuseNode> fn(nodes.size());
   auto str_or_empty = [](const Json& obj, const char* key) {
     const std::string* s = StrField(obj, key);
@@ -877,6 +1035,18 @@ void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
     for (const Json& t : ArrayField(node, "inputs"))
       fn[i].inputs.push_back(str_or_empty(t, "name"));
   }
+  return fn;
+}
+
+}  // namespace
+
+void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
+                   const std::vector<std::string>& epilogues,
+                   const std::vector<std::string>& residual,
+                   const std::vector<std::string>& residual_producers) {
+  Json& nodes = graph["nodes"];
+  std::deque<std::vector<int64_t>> shapes;  // FuseTensor::shape points here
+  const std::vector<FuseNode> fn = JsonFuseNodes(nodes, shapes);
   const std::vector<Fusion> f = FuseCore(fn, producers, epilogues, residual, residual_producers);
   for (size_t i = 0; i < nodes.size(); ++i) {
     Json& node = nodes[i];
@@ -893,6 +1063,61 @@ void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
   }
   for (size_t i = 0; i < nodes.size(); ++i)
     if (f[i].into >= 0) nodes[i]["fused_into"] = nodes[static_cast<size_t>(f[i].into)]["name"];
+}
+
+void FuseElementwise(Json& graph, const std::vector<std::string>& ops,
+                     const std::vector<std::string>& selects, long long max_ops,
+                     long long max_inputs) {
+  Json& nodes = graph["nodes"];
+  std::deque<std::vector<int64_t>> shapes;  // FuseTensor::shape points here
+  const std::vector<FuseNode> fn = JsonFuseNodes(nodes, shapes);
+  // What FuseEpilogues decided, as FuseCore's record (any index >= 0 excludes a node).
+  std::unordered_map<std::string_view, size_t> by_name;
+  for (size_t i = 0; i < nodes.size(); ++i) by_name[*fn[i].name] = i;
+  std::vector<Fusion> f(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Json& node = nodes[i];
+    const std::string* into = StrField(node, "fused_into");
+    if (into && !into->empty()) {
+      auto p = by_name.find(*into);
+      f[i].into = p == by_name.end() ? 0 : static_cast<long long>(p->second);
+    }
+    auto e = node.find("fused_epilogue");
+    if (e != node.end() && !e->is_null()) f[i].epilogue = 0;
+    auto r = node.find("fused_residual");
+    if (r != node.end() && !r->is_null()) f[i].residual_add = 0;
+    auto c = node.find("fused_chain");
+    if (c != node.end() && !c->is_null()) f[i].chain = 0;  // fused by an earlier call
+  }
+  const std::vector<Chain> chains = ChainCore(fn, f, ops, selects, max_ops, max_inputs);
+  for (const Chain& c : chains) {
+    Json inputs = Json::array(), steps = Json::array();
+    inputs.get_ref<Json::array_t&>().resize(c.inputs.size());
+    for (size_t s = 0; s < c.members.size(); ++s) {
+      const Json& node = nodes[c.members[s]];
+      Json operands = Json::array();
+      for (size_t k = 0; k < c.operands[s].size(); ++k) {
+        const Chain::Operand& o = c.operands[s][k];
+        if (!o.step) inputs[o.index] = node["inputs"][k];
+        operands.push_back({{"kind", o.step ? "step" : "input"}, {"index", o.index}});
+      }
+      auto field = [&](const char* key) {
+        auto it = node.find(key);
+        return it == node.end() ? Json() : *it;
+      };
+      steps.push_back({{"name", field("name")},
+                       {"ident", field("ident")},
+                       {"optype", field("optype")},
+                       {"attrs", field("attrs")},
+                       {"operands", operands}});
+    }
+    const Json chain = {{"inputs", inputs}, {"steps", steps}};
+    const size_t root = c.members.back();
+    for (size_t m : c.members) {
+      nodes[m]["fused_chain"] = chain;
+      if (m != root) nodes[m]["fused_into"] = nodes[root]["name"];
+    }
+  }
 }
 
 void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes) {
@@ -934,6 +1159,14 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
     }
     const std::string* fused = StrField(node, "fused_into");
     pn[i].fused = fused && !fused->empty();
+    auto chain = node.find("fused_chain");
+    if (pn[i].fused && chain != node.end() && chain->is_object()) {
+      // A fused elementwise chain's member: never stored, reads its inputs at the root.
+      auto root = by_name.find(*fused);
+      pn[i].fused = false;
+      pn[i].unplanned = true;
+      pn[i].read_at = root == by_name.end() ? -1 : static_cast<long long>(root->second);
+    }
     if (pn[i].fused) {
       // The output shares the bytes of the input that is not the producer's residual (a residual
       // add's producer output may be its input 1; an epilogue has one input).

@@ -9,7 +9,7 @@
 //             backend plans memory)}
 //   N (node): {index, name, ident, optype, ns, op, summary, parents:[str], inputs:[T],
 //             outputs:[T], attrs:{typed}, attrs_raw:{str}, weights:{role: T}, is_output:bool,
-//             fused_epilogue, fused_residual (T or none), fused_into,
+//             fused_epilogue, fused_residual (T or none), fused_into, fused_chain,
 //             code:{section: rendered snippet}}
 //   T (tensor): {name, alias, dtype, layout, shape, prims, ndim, numel, nbytes, ident, producer,
 //             producer_ident, out_idx, dims:{axis letter: size}, consumers:[node names],
@@ -101,6 +101,26 @@ void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
                    const std::vector<std::string>& residual = {},
                    const std::vector<std::string>& residual_producers = {});
 
+/// Elementwise chain fusion (issue 9): after FuseEpilogues (nodes with `fused_into`, a
+/// `fused_epilogue` or a `fused_residual` take no part), trees of elementwise nodes run as ONE
+/// kernel at the position of their last node, the root. A node can join when its optype is in
+/// `ops` (its inputs and output float32) or in `selects` (three inputs: a condition of any dtype,
+/// then two float32 values; e.g. where), it has one output of a static shape, and, except for the
+/// root, that output is no graph output, is read by exactly one node, a member of the chain, and
+/// has the root output's shape (so the chain's outside inputs broadcast numpy-style to it). Chains
+/// grow from each root (nodes visited last to first) over its operands' producers, as long as
+/// they keep at most `max_ops` nodes and `max_inputs` distinct outside input tensors; a chain of
+/// one node is none. Every member node (root included) gets `fused_chain` = {inputs: [T] (the
+/// outside inputs, in first-use order), steps: [{name, ident, optype, attrs, operands: [{kind:
+/// "input" | "step", index}]}] (the members in node order, root last; operands as in the node's
+/// inputs: the chain's input `index` or the value of step `index`)}; the other members get
+/// `fused_into` = the root's name (emit nothing for them: they compute in the root's kernel).
+/// Their outputs are never stored: PlanMemory gives them no bytes and keeps the chain's inputs
+/// live until the root's position. Nodes without a dtype or shape read as "" / [].
+void FuseElementwise(Json& graph, const std::vector<std::string>& ops,
+                     const std::vector<std::string>& selects, long long max_ops,
+                     long long max_inputs);
+
 /// One arena for all activations (graph inputs, intermediates, graph outputs; not constants, which
 /// are weights). Each tensor lives from its producer to its last consumer; graph inputs from before
 /// the first node (the host writes them before the run), graph outputs to after the last. Outputs
@@ -108,7 +128,9 @@ void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
 /// input[index]); those of fused nodes (`fused_into`) the bytes of their input that is not the
 /// producer's `fused_residual` (so a fused residual add's output is the producer's output, never
 /// the residual's: the producer reads R while it writes y, and R, live until the add's position,
-/// never shares y's bytes). An alias group lives as long as its longest member. Greedy by size,
+/// never shares y's bytes). Members of a fused elementwise chain (`fused_into` and `fused_chain`)
+/// are not planned (no offset: their values never leave the root's kernel) and read their inputs
+/// at the root's position. An alias group lives as long as its longest member. Greedy by size,
 /// largest first, each block at the lowest `alignment`-aligned offset free for its whole lifetime.
 /// Adds `offset` to every planned tensor in the context and graph.memory = {alignment, peak_bytes,
 /// naive_bytes (each block at its own offset), lower_bound_bytes (the largest sum of aligned

@@ -48,7 +48,12 @@ const std::vector<FieldDoc>& NodeFieldDocs() {
        "emit the node as epilogue(node + R), R of the output's shape and dtype; null otherwise"},
       {"node.fused_into", "str",
        "\"\" or the name of the producer this node was folded into (emit nothing for it: its "
-       "output shares the producer's)"},
+       "output shares the producer's), or of the root of its fused elementwise chain"},
+      {"node.fused_chain", "null|{inputs: [T], steps: [{name, ident, optype, attrs, operands}]}",
+       "the fused elementwise chain this node belongs to (backend.yaml fuse_elementwise; null "
+       "otherwise): its root (fused_into \"\") emits the whole chain as one kernel, the other "
+       "members nothing (their outputs are never stored); steps are the members in node order, "
+       "operands [{kind: \"input\"|\"step\", index}]"},
       {"node.code", "{section: str}",
        "rendered snippet text per section: in a snippet, the sections rendered before the "
        "current one; in project templates, every section"},

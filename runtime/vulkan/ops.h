@@ -158,6 +158,60 @@ void Where(Program& p, const Tensor& cond, const Tensor& x1, const Tensor& x2, c
 void MaskedFill(Program& p, const Tensor& x, const Tensor& mask, const Tensor& value,
                 const Tensor& y);
 
+// ---- fused elementwise chains (issue 9) ----------------------------------------------------
+//
+// A chain of float32 elementwise ops run as ONE dispatch (shaders/ew_chain.comp), the
+// intermediates never stored: the generator fuses a graph's elementwise chains/trees into it
+// (templates/vulkan/backend.yaml fuse_elementwise). Each step is an op of Unary / Binary /
+// Where above, with the same float32 semantics (shaders/common/unary_ops.glsl, binary_ops.glsl)
+// and numpy broadcasting, so the chain computes what the unfused ops compute; the last step's
+// value is y.
+//
+//   ops::ElementwiseChain(prog, {x, bias, scale},
+//                         {ops::ChainUnary("nn.gelu", ops::ChainInput(0)),
+//                          ops::ChainBinary("add", ops::ChainResult(0), ops::ChainInput(1)),
+//                          ops::ChainBinary("multiply", ops::ChainResult(1), ops::ChainInput(2))},
+//                         y);   // y = (gelu(x) + bias) * scale
+//
+// Operands: ChainInput(k) = inputs[k] (k < kChainMaxInputs), ChainResult(j) = the value of
+// step j < the current step. Steps (<= kChainMaxSteps): ChainUnary with a float-valued op of
+// Unary (abs acos acosh asin asinh atan atanh ceil cos cosh erf exp floor log negative round
+// rsqrt sign sin sinh sqrt square tan nn.relu sigmoid tanh nn.gelu nn.gelu_tanh msc.gelu nn.silu
+// nn.selu, nn.leakyrelu (p0 alpha), nn.softplus (p0 beta, p1 threshold), clip (p0 min, p1 max));
+// ChainBinary with an arithmetic op of Binary (add subtract multiply divide power maximum
+// minimum floor_divide floor_mod); ChainWhere(cond, a, b) = cond != 0 ? a : b (NaN is true).
+// Shapes: each step's shape is the numpy broadcast of its operands' (as the unfused op's output);
+// the last step's must be y's. dtypes: y and every input float32, except inputs used only as a
+// where condition (float16, int32, int64, bool). y must not share bytes with an input. Errors
+// (msc_vk::Error "elementwise chain '<y.name>': ...") name the step.
+// One dispatch, except for 4 broadcast inputs (neither y's size nor one element: the kernel has
+// stride slots for 3) or more than 6 dims left after merging: then one dispatch per step through
+// program-owned temporaries (Program::AddBuffer), the same values.
+constexpr size_t kChainMaxInputs = 4;
+constexpr size_t kChainMaxSteps = 8;
+struct ChainRef {
+  bool step = false;  // false: inputs[index]; true: the result of step `index`
+  uint32_t index = 0;
+};
+inline ChainRef ChainInput(uint32_t k) { return {false, k}; }
+inline ChainRef ChainResult(uint32_t j) { return {true, j}; }
+struct ChainStep {
+  std::string optype;              // Unary / Binary optype, or "where"
+  std::vector<ChainRef> operands;  // 1 (unary), 2 (binary), 3 (where: cond, a, b)
+  float p0 = 0, p1 = 0;            // the unary op's parameters (as Unary)
+};
+inline ChainStep ChainUnary(std::string optype, ChainRef x, float p0 = 0, float p1 = 0) {
+  return {std::move(optype), {x}, p0, p1};
+}
+inline ChainStep ChainBinary(std::string optype, ChainRef a, ChainRef b) {
+  return {std::move(optype), {a, b}};
+}
+inline ChainStep ChainWhere(ChainRef cond, ChainRef a, ChainRef b) {
+  return {"where", {cond, a, b}};
+}
+void ElementwiseChain(Program& p, const std::vector<Tensor>& inputs,
+                      const std::vector<ChainStep>& steps, const Tensor& y);
+
 // ---- creation ------------------------------------------------------------------------------
 
 // full: y filled with the one element of fill_value, converted to y's dtype.

@@ -1,6 +1,7 @@
 // Elementwise ops: binary (shaders/common/binary.glsl), unary and conversions
 // (shaders/common/unary.glsl), where / masked_fill (shaders/common/where.glsl) and the creation
-// ops (shaders/common/fill.glsl, unary.glsl for full, one_hot.glsl, shape.comp).
+// ops (shaders/common/fill.glsl, unary.glsl for full, one_hot.glsl, shape.comp), and fused
+// elementwise chains (shaders/ew_chain.comp).
 #include <cmath>
 #include <limits>
 
@@ -472,6 +473,222 @@ void ShapeOf(Program& p, const Tensor& y, const std::vector<int64_t>& values) {
   for (int64_t i = 0; i < n; ++i) detail::Words64(values[i], push.values + 2 * i);
   // int64 output is written as raw words: the plain variant suffices.
   detail::Launch(p, "shape", {Out(y)}, push, {yt}, {1, 1, 1}, y);
+}
+
+// ---- fused elementwise chains (shaders/ew_chain.comp) ----------------------------------------
+
+namespace {
+
+// ew_chain.comp IN_KIND and step KIND codes.
+constexpr uint32_t kInFull = 0, kInOne = 1, kInBcastInner = 2, kInNone = 3, kInBcastOuter = 4;
+constexpr uint32_t kStepUnary = 1, kStepBinary = 2, kStepWhere = 3;
+constexpr size_t kChainSpecPerStep = 7, kChainSpecSteps = 16;  // step s at 16 + 7 s
+constexpr size_t kChainBcastSlots = 3;  // broadcast inputs with strides in the push constants
+
+// A step checked against the op tables: its kernel kind / op code and its output shape.
+struct ChainPlan {
+  uint32_t kind = 0, code = 0;
+  Shape shape;
+};
+
+std::string StepLabel(size_t s, const ChainStep& st) {
+  return "step " + std::to_string(s) + " ('" + st.optype + "')";
+}
+
+// The fallback: one Unary / Binary / Where dispatch per step, the intermediates in
+// program-owned buffers (same kernels, same values).
+void ChainUnfused(Program& p, const std::vector<Tensor>& inputs,
+                  const std::vector<ChainStep>& steps, const std::vector<ChainPlan>& plan,
+                  const Tensor& y) {
+  std::vector<Tensor> results;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Tensor out = s + 1 == steps.size() ? y
+                                             : p.AddBuffer(y.name + ".step" + std::to_string(s),
+                                                           DType::kFloat32, plan[s].shape);
+    std::vector<Tensor> args;
+    for (const ChainRef& r : steps[s].operands)
+      args.push_back(r.step ? results[r.index] : inputs[r.index]);
+    if (plan[s].kind == kStepUnary)
+      UnaryImpl(p, FindUnary(steps[s].optype, out), args[0], out, steps[s].p0, steps[s].p1);
+    else if (plan[s].kind == kStepBinary)
+      Binary(p, steps[s].optype, args[0], args[1], out);
+    else
+      Where(p, args[0], args[1], args[2], out);
+    results.push_back(out);
+  }
+}
+
+}  // namespace
+
+void ElementwiseChain(Program& p, const std::vector<Tensor>& inputs,
+                      const std::vector<ChainStep>& steps, const Tensor& y) {
+  const char* op = "elementwise chain";
+  if (steps.empty() || steps.size() > kChainMaxSteps)
+    Fail(op, y,
+         "has " + std::to_string(steps.size()) + " steps; 1 to " + std::to_string(kChainMaxSteps) +
+             " are supported");
+  if (inputs.size() > kChainMaxInputs)
+    Fail(op, y,
+         "has " + std::to_string(inputs.size()) + " inputs; at most " +
+             std::to_string(kChainMaxInputs) + " are supported");
+  if (DTypeCode(op, y, y) != 0) Fail(op, y, "output " + y.Describe() + " must be float32");
+  std::vector<uint32_t> in_dt(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) in_dt[k] = DTypeCode(op, y, inputs[k]);
+  // Resolve the steps; check operands, dtypes and shapes as the unfused ops would.
+  std::vector<ChainPlan> plan(steps.size());
+  std::vector<bool> used(inputs.size(), false), value_use(inputs.size(), false);
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const ChainStep& st = steps[s];
+    ChainPlan& c = plan[s];
+    size_t arity = 0;
+    if (st.optype == "where") {
+      c.kind = kStepWhere;
+      arity = 3;
+    } else {
+      const BinaryDef* b = nullptr;
+      for (const BinaryDef& d : kBinary) {
+        if (st.optype == d.optype) b = &d;
+      }
+      const UnaryDef* u = nullptr;
+      for (const UnaryDef& d : kUnary) {
+        if (st.optype == d.optype) u = &d;
+      }
+      if (b && b->kind == Kind::kArith) {
+        c = {kStepBinary, b->code, {}};
+        arity = 2;
+      } else if (u && u->code != 0 && (u->domain == Domain::kFloat || u->domain == Domain::kInt)) {
+        c = {kStepUnary, u->code, {}};
+        arity = 1;
+      } else {
+        Fail(op, y,
+             StepLabel(s, st) +
+                 " is not a float-valued elementwise op (the chain takes Unary's float ops, "
+                 "Binary's arithmetic ops and where)");
+      }
+    }
+    if (st.operands.size() != arity)
+      Fail(op, y,
+           StepLabel(s, st) + " takes " + std::to_string(arity) + " operands, got " +
+               std::to_string(st.operands.size()));
+    for (size_t o = 0; o < arity; ++o) {
+      const ChainRef& r = st.operands[o];
+      const Shape* shape = nullptr;
+      if (r.step) {
+        if (r.index >= s)
+          Fail(op, y,
+               StepLabel(s, st) + " reads the result of step " + std::to_string(r.index) +
+                   ", which is not an earlier step");
+        shape = &plan[r.index].shape;
+      } else {
+        if (r.index >= inputs.size())
+          Fail(op, y,
+               StepLabel(s, st) + " reads input " + std::to_string(r.index) + " of " +
+                   std::to_string(inputs.size()));
+        used[r.index] = true;
+        if (!(c.kind == kStepWhere && o == 0)) value_use[r.index] = true;
+        shape = &inputs[r.index].shape;
+      }
+      Shape out;
+      if (o == 0) {
+        c.shape = *shape;
+      } else if (!detail::BroadcastShapes(c.shape, *shape, &out)) {
+        Fail(op, y,
+             StepLabel(s, st) + ": operand shapes " + ShapeToString(c.shape) + " and " +
+                 ShapeToString(*shape) + " do not broadcast");
+      } else {
+        c.shape = out;
+      }
+    }
+  }
+  if (plan.back().shape != y.shape)
+    Fail(op, y,
+         "the last step computes shape " + ShapeToString(plan.back().shape) +
+             ", not the output's " + ShapeToString(y.shape));
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Tensor& x = inputs[k];
+    if (value_use[k] && x.dtype != DType::kFloat32)
+      Fail(op, y,
+           "input " + std::to_string(k) + " " + x.Describe() +
+               " must be float32 (only a where condition may have another dtype)");
+    if (x.buffer == y.buffer && x.offset < y.offset + y.bytes() && y.offset < x.offset + x.bytes())
+      Fail(op, y,
+           "input " + std::to_string(k) + " " + x.Describe() +
+               " shares bytes with the output (the kernel reads it while writing)");
+  }
+  const int64_t total = y.numel();
+  if (total == 0) return;
+
+  // Input kinds; broadcast inputs get stride slots. The index space is collapsed over y and the
+  // broadcast inputs (same-size inputs read element i, one-element inputs element 0).
+  std::vector<uint32_t> kind(kChainMaxInputs, kInNone), slot(kChainMaxInputs, 0);
+  std::vector<std::vector<int64_t>> strides = {detail::ContiguousStrides(y.shape)};
+  std::vector<size_t> bcast;  // input index per slot
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!used[k]) continue;
+    if (inputs[k].numel() == total) {
+      kind[k] = kInFull;
+    } else if (inputs[k].numel() == 1) {
+      kind[k] = kInOne;
+    } else {
+      slot[k] = static_cast<uint32_t>(bcast.size());
+      bcast.push_back(k);
+      strides.push_back(BroadcastStrides(inputs[k].shape, y.shape));
+    }
+  }
+  detail::Collapsed c = detail::Collapse(y.shape, strides, op, y, 0);
+  if (c.shape.empty()) {  // one element
+    c.shape = {1};
+    for (auto& s : c.strides) s = {0};
+  }
+  const size_t D = c.shape.size(), B = bcast.size();
+  if (D > 6 || B > kChainBcastSlots) return ChainUnfused(p, inputs, steps, plan, y);
+  const detail::NdIndex nd = detail::MakeNdIndex(c.shape, op, y);
+  struct {
+    uint32_t w[32];
+  } push{};
+  push.w[0] = U32(total, op, y, "elements");
+  push.w[1] = nd.div_s;
+  for (size_t d = 0; d < 6; ++d) {
+    push.w[2 + d] = nd.shape[d];
+    push.w[8 + d] = nd.div_m[d];
+  }
+  for (size_t s = 0; s < B; ++s)
+    for (size_t j = 0; j < D; ++j)
+      push.w[14 + 6 * s + (6 - D) + j] = U32(c.strides[1 + s][j], op, y, "stride");
+  const bool vec4 = c.shape.back() % 4 == 0;
+  for (size_t s = 0; s < B; ++s)
+    kind[bcast[s]] = c.strides[1 + s].back() == 1 ? kInBcastInner : kInBcastOuter;
+
+  SpecConstants spec(kChainSpecSteps + kChainSpecPerStep * kChainMaxSteps, 0);
+  spec[0] = vec4 ? 1u : 0u;
+  spec[1] = static_cast<uint32_t>(D);
+  spec[2] = static_cast<uint32_t>(steps.size());
+  spec[3] = static_cast<uint32_t>(B);
+  std::vector<Binding> bindings;
+  for (size_t k = 0; k < kChainMaxInputs; ++k) {
+    spec[4 + 3 * k] = kind[k];
+    spec[5 + 3 * k] = k < inputs.size() ? in_dt[k] : 0u;
+    spec[6 + 3 * k] = slot[k];
+    const bool texel4 = vec4 && k < inputs.size() && inputs[k].dtype == DType::kFloat32 &&
+                        (kind[k] == kInFull || kind[k] == kInBcastInner);
+    // (step 0 reads an input: there is one; unused slots repeat input 0)
+    bindings.push_back(
+        InTexel(inputs[k < inputs.size() ? k : 0], texel4 ? View::kTexelUvec4 : View::kTexelUint));
+  }
+  bindings.push_back(Out(y));
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const size_t at = kChainSpecSteps + kChainSpecPerStep * s;
+    spec[at] = plan[s].kind;
+    spec[at + 1] = plan[s].code;
+    for (size_t o = 0; o < steps[s].operands.size(); ++o) {
+      const ChainRef& r = steps[s].operands[o];
+      spec[at + 2 + o] = r.step ? static_cast<uint32_t>(kChainMaxInputs) + r.index : r.index;
+    }
+    spec[at + 5] = SpecFloat(steps[s].p0);
+    spec[at + 6] = SpecFloat(steps[s].p1);
+  }
+  detail::Launch(p, "ew_chain", std::move(bindings), push, spec,
+                 Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
 }
 
 }  // namespace ops

@@ -313,7 +313,8 @@ def dict_opdef():
 def dict_backend_spec():
     keys = ["summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights", "golden",
             "reserved_names", "memory_plan", "fuse_epilogues", "template", "output", "from", "to",
-            "alignment", "alias", "producers", "epilogues", "passes"]
+            "alignment", "alias", "producers", "epilogues", "residual", "residual_producers", "passes",
+            "fuse_elementwise", "ops", "selects", "max_ops", "max_inputs"]
     vals = ["ops/{path}.py.j2", "{path}", "../", "/abs", "init", "forward", "64", "0", "-8", "fold_batch_norm"]
     return [q(k + ":") for k in keys] + [q(v) for v in vals] + [q(y) for y in
                                                                [": ", "- ", "{", "}", "[", "]", "&a ", "*a"]]

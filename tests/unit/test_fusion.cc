@@ -2,7 +2,11 @@
 // memory plan around it: which adds are folded into a conv/GEMM producer, what the context says
 // (fused_residual, fused_epilogue, fused_into), that the fused outputs share the producer's bytes
 // and that the producer's output never shares the residual's; the native Context and the JSON
-// API (FuseEpilogues + PlanMemory) give the same answer; backend.yaml's residual keys.
+// API (FuseEpilogues + FuseElementwise + PlanMemory) give the same answer; backend.yaml's residual
+// keys. Elementwise chains (FuseElementwise): which nodes join a chain (chains, trees, shared
+// intermediates, graph outputs, shapes, dtypes, limits, fused epilogues), the fused_chain
+// program, that intermediates get no bytes and the chain's inputs stay live until its root;
+// backend.yaml's fuse_elementwise keys.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -22,6 +26,29 @@ namespace fs = boost::filesystem;
 using msc::emit::Json;
 
 namespace {
+
+// A backend.yaml in a temporary folder (removed with the object): a minimal valid spec plus
+// `extra` lines; Load returns the error text, or "" and sets *spec.
+struct SpecFile {
+  fs::path root = fs::temp_directory_path() / fs::unique_path("msc-spec-%%%%%%");
+  SpecFile() { fs::create_directories(root / "b"); }
+  ~SpecFile() {
+    boost::system::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  std::string Path() const { return (root / "b" / "backend.yaml").string(); }
+  std::string Load(const std::string& extra, msc::emit::BackendSpec* spec) const {
+    std::ofstream(Path()) << "op_template: ops/{path}.j2\nop_sections: [run]\n"
+                             "files: [{template: t.j2, output: t}]\n"
+                          << extra;
+    try {
+      *spec = msc::emit::LoadBackendSpec(root.string(), "b");
+    } catch (const msc::Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
 
 const std::string kTemplates = std::string(MSC_SOURCE_DIR) + "/templates";
 const std::string kOpdefs = std::string(MSC_SOURCE_DIR) + "/opdefs";
@@ -117,6 +144,7 @@ Json ViaJsonApi(Json graph, const msc::emit::BackendSpec& spec) {
   for (auto& n : graph["nodes"]) {
     n["fused_epilogue"] = nullptr;
     n.erase("fused_residual");
+    n.erase("fused_chain");
     n["fused_into"] = "";
     for (auto& t : n["inputs"]) strip(t);
     for (auto& t : n["outputs"]) strip(t);
@@ -126,8 +154,29 @@ Json ViaJsonApi(Json graph, const msc::emit::BackendSpec& spec) {
   graph.erase("memory");
   msc::emit::FuseEpilogues(graph, spec.fuse_producers, spec.fuse_epilogues, spec.fuse_residual,
                            spec.fuse_residual_producers);
+  msc::emit::FuseElementwise(graph, spec.fuse_elementwise_ops, spec.fuse_elementwise_selects,
+                             spec.fuse_elementwise_max_ops, spec.fuse_elementwise_max_inputs);
   msc::emit::PlanMemory(graph, spec.memory_alignment, spec.memory_alias);
   return graph;
+}
+
+/// A fused_chain as "step(operands) ... | inputs": e.g. "gelu(i0) add(s0,i1) | x:0 b:0"; "" for
+/// none (names and operands only: the JSON path's tensor objects carry no offsets yet).
+std::string ChainText(const Json& chain) {
+  if (chain.is_null()) return "";
+  std::string s;
+  for (const auto& st : chain["steps"]) {
+    s += (s.empty() ? "" : " ") + st["name"].get<std::string>() + "(";
+    for (size_t k = 0; k < st["operands"].size(); ++k) {
+      const Json& o = st["operands"][k];
+      s += (k ? "," : "") + std::string(o["kind"] == "step" ? "s" : "i") +
+           std::to_string(o["index"].get<int>());
+    }
+    s += ")";
+  }
+  s += " |";
+  for (const auto& t : chain["inputs"]) s += " " + t["name"].get<std::string>();
+  return s;
 }
 
 /// Every node's fusion fields and output offsets agree between the native and the JSON paths.
@@ -143,6 +192,7 @@ void CheckPathsAgree(const Json& native, const msc::emit::BackendSpec& spec) {
     CHECK(a["fused_residual"].is_null() == res.is_null());
     if (!res.is_null()) CHECK(a["fused_residual"]["name"] == res["name"]);
     CHECK(a["fused_into"] == b["fused_into"]);
+    CHECK(ChainText(a["fused_chain"]) == ChainText(b.value("fused_chain", Json())));
     const Json& ta = a["outputs"][0];
     const Json& tb = b["outputs"][0];
     CHECK(ta.contains("offset") == tb.contains("offset"));  // constants are not planned
@@ -285,8 +335,10 @@ TEST_CASE("residual fusion: what is not folded") {
                          {"relu"});
     const Json c = Context(g, spec);
     CHECK(Residual(c, "conv") == "");
-    CHECK(Into(c, "add") == "");
-    CHECK(Into(c, "relu") == "");
+    CHECK(Epilogue(c, "conv") == "");
+    // (the add and the relu run as one elementwise chain instead)
+    CHECK(Into(c, "add") == "relu");
+    CHECK(ChainText(NodeOf(c, "relu")["fused_chain"]) == "add(i0,i1) relu(s0) | conv:0 x:0");
     CheckPathsAgree(c, spec);
   }
   SUBCASE("an op other than the residual list's (subtract)") {
@@ -341,7 +393,9 @@ TEST_CASE("residual fusion: a sum that is a graph output keeps the act after it 
   const Json c2 = Context(g2, Vulkan());
   CHECK(Residual(c2, "conv") == "x:0");
   CHECK(Epilogue(c2, "conv") == "");
-  CHECK(Into(c2, "relu") == "");
+  // (the relu runs in the elementwise chain of `tail`, which reads the sum as its input)
+  CHECK(Into(c2, "relu") == "tail");
+  CHECK(ChainText(NodeOf(c2, "tail")["fused_chain"]) == "relu(i0) tail(i0,s0) | add:0");
   CheckPathsAgree(c2, Vulkan());
 }
 
@@ -427,19 +481,10 @@ TEST_CASE("residual fusion, JSON API: an add with three inputs or without shapes
 }
 
 TEST_CASE("backend.yaml fuse_epilogues.residual: keys, pairing and subset checks") {
-  fs::path root = fs::temp_directory_path() / fs::unique_path("msc-fuse-%%%%%%");
-  fs::create_directories(root / "b");
-  const std::string file = (root / "b" / "backend.yaml").string();
-  auto load = [&](const std::string& fuse, msc::emit::BackendSpec* spec) -> std::string {
-    std::ofstream(file) << "op_template: ops/{path}.j2\nop_sections: [run]\n"
-                           "files: [{template: t.j2, output: t}]\n"
-                        << fuse;
-    try {
-      *spec = msc::emit::LoadBackendSpec(root.string(), "b");
-    } catch (const msc::Error& e) {
-      return e.what();
-    }
-    return "";
+  const SpecFile spec_file;
+  const std::string file = spec_file.Path();
+  auto load = [&](const std::string& fuse, msc::emit::BackendSpec* spec) {
+    return spec_file.Load(fuse, spec);
   };
   msc::emit::BackendSpec spec;
   CHECK(load("fuse_epilogues:\n  producers: [conv, dense]\n  epilogues: [relu]\n"
@@ -464,5 +509,273 @@ TEST_CASE("backend.yaml fuse_epilogues.residual: keys, pairing and subset checks
   for (const auto& p : vk.fuse_residual_producers)
     CHECK(std::find(vk.fuse_producers.begin(), vk.fuse_producers.end(), p) !=
           vk.fuse_producers.end());
-  fs::remove_all(root);
+}
+
+// ---- elementwise chains (backend.yaml fuse_elementwise) ----------------------------------------
+
+namespace {
+
+bool Planned(const Json& graph, const std::string& node) {
+  return NodeOf(graph, node)["outputs"][0].contains("offset");
+}
+
+std::string Chain(const Json& graph, const std::string& node) {
+  return ChainText(NodeOf(graph, node)["fused_chain"]);
+}
+
+}  // namespace
+
+TEST_CASE("elementwise chain: gelu + bias * scale runs at its last node, never stored") {
+  const auto g = Build({{"x", "input", {}, kS},
+                        {"conv", "nn.conv2d", {"x"}, kS},
+                        {"gelu", "nn.gelu", {"conv"}, kS},
+                        {"b", "constant", {}, {8, 1, 1}},
+                        {"add", "add", {"gelu", "b"}, kS},
+                        {"k", "constant", {}, {}},
+                        {"mul", "multiply", {"add", "k"}, kS}},
+                       {"mul"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Chain(c, "mul") == "gelu(i0) add(s0,i1) mul(s1,i2) | conv:0 b:0 k:0");
+  // Every member sees the same chain; the root computes it, the others were fused into it.
+  CHECK(NodeOf(c, "gelu")["fused_chain"] == NodeOf(c, "mul")["fused_chain"]);
+  CHECK(NodeOf(c, "add")["fused_chain"] == NodeOf(c, "mul")["fused_chain"]);
+  CHECK(Into(c, "gelu") == "mul");
+  CHECK(Into(c, "add") == "mul");
+  CHECK(Into(c, "mul") == "");
+  CHECK(Into(c, "conv") == "");
+  CHECK(NodeOf(c, "conv")["fused_chain"].is_null());
+  // The step objects carry what a template needs (typed attrs, identifiers) and the chain's
+  // inputs are the tensor objects the members read.
+  const Json& step = NodeOf(c, "mul")["fused_chain"]["steps"][0];
+  CHECK(step["optype"] == "nn.gelu");
+  CHECK(step["ident"] == NodeOf(c, "gelu")["ident"]);
+  CHECK(NodeOf(c, "mul")["fused_chain"]["inputs"][1] == NodeOf(c, "add")["inputs"][1]);
+  // The intermediates get no bytes; conv is read at mul's position, while mul is written.
+  CHECK_FALSE(Planned(c, "gelu"));
+  CHECK_FALSE(Planned(c, "add"));
+  CHECK(Planned(c, "mul"));
+  CHECK(Disjoint(c, "conv", "mul"));
+  bool listed = false;
+  for (const auto& t : c["memory"]["tensors"]) listed = listed || t["name"] == "gelu:0";
+  CHECK_FALSE(listed);
+  CheckPathsAgree(c, Vulkan());
+}
+
+TEST_CASE("elementwise chain: the inputs stay live until the chain runs") {
+  // e1 = exp(p) is computed at e2's position: p must not be overwritten by q or r meanwhile.
+  const auto g = Build({{"x", "input", {}, kS},
+                        {"p", "nn.conv2d", {"x"}, kS},
+                        {"e1", "exp", {"p"}, kS},
+                        {"q", "nn.conv2d", {"x"}, kS},
+                        {"r", "nn.conv2d", {"q"}, kS},
+                        {"e2", "subtract", {"e1", "r"}, kS}},
+                       {"e2"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Chain(c, "e2") == "e1(i0) e2(s0,i1) | p:0 r:0");
+  CHECK(Into(c, "e1") == "e2");
+  CHECK_FALSE(Planned(c, "e1"));
+  CHECK(Disjoint(c, "p", "q"));
+  CHECK(Disjoint(c, "p", "r"));
+  CHECK(Disjoint(c, "p", "e2"));
+  CHECK(Disjoint(c, "r", "e2"));
+  CheckPathsAgree(c, Vulkan());
+}
+
+TEST_CASE("elementwise chain: trees, operands read twice, where") {
+  SUBCASE("a tree of four inputs") {
+    const auto g = Build({{"a", "input", {}, kS},
+                          {"b", "input", {}, kS},
+                          {"c", "input", {}, kS},
+                          {"d", "input", {}, kS},
+                          {"m", "multiply", {"a", "b"}, kS},
+                          {"s", "subtract", {"c", "d"}, kS},
+                          {"t", "add", {"m", "s"}, kS}},
+                         {"t"});
+    const Json c = Context(g, Vulkan());
+    CHECK(Chain(c, "t") == "m(i0,i1) s(i2,i3) t(s0,s1) | a:0 b:0 c:0 d:0");
+    CheckPathsAgree(c, Vulkan());
+  }
+  SUBCASE("x * x and an input shared by two members") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"e", "exp", {"x"}, kS},
+                          {"sq", "multiply", {"e", "e"}, kS},
+                          {"out", "add", {"sq", "x"}, kS}},
+                         {"out"});
+    const Json c = Context(g, Vulkan());
+    CHECK(Chain(c, "out") == "e(i0) sq(s0,s0) out(s1,i0) | x:0");
+    CheckPathsAgree(c, Vulkan());
+  }
+  SUBCASE("where: a bool condition input, a float condition computed in the chain") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"m", "input", {}, kS, "bool"},
+                          {"k", "constant", {}, {}},
+                          {"v", "nn.relu", {"x"}, kS},
+                          {"w", "where", {"m", "v", "k"}, kS},
+                          {"sig", "sigmoid", {"w"}, kS},
+                          {"w2", "where", {"sig", "x", "w"}, kS}},
+                         {"w2"});
+    const Json c = Context(g, Vulkan());
+    // w is read twice (sig and w2): the chain of w2 takes it as an input.
+    CHECK(Chain(c, "w") == "v(i0) w(i1,s0,i2) | x:0 m:0 k:0");
+    CHECK(Chain(c, "w2") == "sig(i0) w2(s0,i1,i0) | w:0 x:0");
+    CHECK(Planned(c, "w"));
+    CheckPathsAgree(c, Vulkan());
+  }
+}
+
+TEST_CASE("elementwise chain: what does not join a chain") {
+  const msc::emit::BackendSpec spec = Vulkan();
+  SUBCASE("an intermediate read by two nodes") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"e", "exp", {"x"}, kS},
+                          {"f", "add", {"e", "x"}, kS},
+                          {"g", "multiply", {"e", "f"}, kS}},
+                         {"g"});
+    const Json c = Context(g, spec);
+    CHECK(Into(c, "e") == "");
+    CHECK(NodeOf(c, "e")["fused_chain"].is_null());
+    CHECK(Chain(c, "g") == "f(i0,i1) g(i0,s0) | e:0 x:0");
+    CHECK(Planned(c, "e"));
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("a graph output in the middle") {
+    const auto g =
+        Build({{"x", "input", {}, kS}, {"e", "exp", {"x"}, kS}, {"n", "negative", {"e"}, kS}},
+              {"e", "n"});
+    const Json c = Context(g, spec);
+    CHECK(Chain(c, "n") == "");
+    CHECK(Into(c, "e") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("an intermediate of another shape (it would be recomputed per output element)") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"v", "input", {}, {1, 8, 1, 1}},
+                          {"s", "sigmoid", {"v"}, {1, 8, 1, 1}},
+                          {"m", "multiply", {"x", "s"}, kS}},
+                         {"m"});
+    const Json c = Context(g, spec);
+    CHECK(Chain(c, "m") == "");
+    CHECK(Into(c, "s") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("other dtypes, ops outside the list, an alias consumer") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"h", "input", {}, kS, "float16"},
+                          {"eh", "exp", {"h"}, kS, "float16"},
+                          {"nh", "negative", {"eh"}, kS, "float16"},
+                          {"gt", "greater", {"x", "x"}, kS, "bool"},
+                          {"w", "where", {"gt", "x", "x"}, kS},
+                          {"sm", "nn.softmax", {"w"}, kS},
+                          {"e", "exp", {"sm"}, kS},
+                          {"r", "reshape", {"e"}, {8, 36}},
+                          {"n", "negative", {"r"}, {8, 36}}},
+                         {"nh", "n"});
+    const Json c = Context(g, spec);
+    for (const char* n : {"eh", "nh", "gt", "w", "sm", "e", "r", "n"}) {
+      CAPTURE(n);
+      CHECK(Chain(c, n) == "");
+      CHECK(Into(c, n) == "");
+    }
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("nodes taken by epilogue / residual fusion") {
+    const auto g = Build({{"x", "input", {}, kS},
+                          {"conv", "nn.conv2d", {"x"}, kS},
+                          {"relu", "nn.relu", {"conv"}, kS},
+                          {"e", "exp", {"relu"}, kS},
+                          {"n", "negative", {"e"}, kS},
+                          {"conv2", "nn.conv2d", {"n"}, kS},
+                          {"add", "add", {"conv2", "x"}, kS},
+                          {"t", "tanh", {"add"}, kS}},
+                         {"t"});
+    const Json c = Context(g, spec);
+    CHECK(Into(c, "relu") == "conv");
+    CHECK(Chain(c, "n") == "e(i0) n(s0) | relu:0");
+    CHECK(Into(c, "add") == "conv2");
+    CHECK(Chain(c, "t") == "");
+    CheckPathsAgree(c, spec);
+  }
+  SUBCASE("backends without fuse_elementwise (torch, relax, numpy)") {
+    const auto g = Build(
+        {{"x", "input", {}, kS}, {"e", "exp", {"x"}, kS}, {"n", "negative", {"e"}, kS}}, {"n"});
+    for (const char* backend : {"torch", "relax", "numpy"}) {
+      const Json c = Context(g, msc::emit::LoadBackendSpec(kTemplates, backend));
+      CHECK(Chain(c, "n") == "");
+      CHECK(Into(c, "e") == "");
+    }
+  }
+}
+
+TEST_CASE("elementwise chain: max_ops and max_inputs") {
+  SUBCASE("ten unary ops: the last eight, then the first two") {
+    std::vector<N> nodes = {{"x", "input", {}, kS}};
+    for (int i = 1; i <= 10; ++i)
+      nodes.push_back({"u" + std::to_string(i),
+                       i % 2 ? "exp" : "negative",
+                       {i == 1 ? "x" : "u" + std::to_string(i - 1)},
+                       kS});
+    const Json c = Context(Build(nodes, {"u10"}), Vulkan());
+    CHECK(Chain(c, "u10") == "u3(i0) u4(s0) u5(s1) u6(s2) u7(s3) u8(s4) u9(s5) u10(s6) | u2:0");
+    CHECK(Chain(c, "u2") == "u1(i0) u2(s0) | x:0");
+    CHECK(Planned(c, "u2"));
+    CheckPathsAgree(c, Vulkan());
+    msc::emit::BackendSpec three = Vulkan();
+    three.fuse_elementwise_max_ops = 3;
+    const Json c3 = Context(Build(nodes, {"u10"}), three);
+    CHECK(Chain(c3, "u10") == "u8(i0) u9(s0) u10(s1) | u7:0");
+    CHECK(Chain(c3, "u7") == "u5(i0) u6(s0) u7(s1) | u4:0");
+    CHECK(Chain(c3, "u4") == "u2(i0) u3(s0) u4(s1) | u1:0");
+    CHECK(Chain(c3, "u1") == "");  // alone: no chain
+    CheckPathsAgree(c3, three);
+  }
+  SUBCASE("a + b + c + d + e: at most four inputs") {
+    const auto g = Build({{"a", "input", {}, kS},
+                          {"b", "input", {}, kS},
+                          {"c", "input", {}, kS},
+                          {"d", "input", {}, kS},
+                          {"e", "input", {}, kS},
+                          {"s1", "add", {"a", "b"}, kS},
+                          {"s2", "add", {"s1", "c"}, kS},
+                          {"s3", "add", {"s2", "d"}, kS},
+                          {"s4", "add", {"s3", "e"}, kS}},
+                         {"s4"});
+    const Json c = Context(g, Vulkan());
+    CHECK(Chain(c, "s4") == "s2(i0,i1) s3(s0,i2) s4(s1,i3) | s1:0 c:0 d:0 e:0");
+    CHECK(Into(c, "s1") == "");
+    CHECK(Planned(c, "s1"));
+    CheckPathsAgree(c, Vulkan());
+  }
+}
+
+TEST_CASE("backend.yaml fuse_elementwise: keys, limits and errors") {
+  const SpecFile spec_file;
+  const std::string file = spec_file.Path();
+  auto load = [&](const std::string& fuse, msc::emit::BackendSpec* spec) {
+    return spec_file.Load(fuse, spec);
+  };
+  msc::emit::BackendSpec spec;
+  CHECK(load("fuse_elementwise:\n  ops: [add, exp]\n  selects: [where]\n  max_ops: 6\n"
+             "  max_inputs: 3\n",
+             &spec) == "");
+  CHECK(spec.fuse_elementwise_ops == std::vector<std::string>{"add", "exp"});
+  CHECK(spec.fuse_elementwise_selects == std::vector<std::string>{"where"});
+  CHECK(spec.fuse_elementwise_max_ops == 6);
+  CHECK(spec.fuse_elementwise_max_inputs == 3);
+  CHECK(load("fuse_elementwise:\n  ops: [add]\n  max_ops: 4\n", &spec) ==
+        file + ":5:3: fuse_elementwise needs max_ops and max_inputs (the backend kernel's limits)");
+  CHECK(load("fuse_elementwise:\n  ops: [add]\n  max_ops: 1\n  max_inputs: 2\n", &spec) ==
+        file + ":6:12: fuse_elementwise.max_ops must be at least 2");
+  CHECK(load("fuse_elementwise:\n  ops: [add]\n  max_ops: 2\n  max_inputs: 0\n", &spec) ==
+        file + ":7:15: fuse_elementwise.max_inputs must be at least 1");
+  CHECK(load("fuse_elementwise:\n  ops: [add]\n  max_ops: many\n  max_inputs: 2\n", &spec) ==
+        file + ":6:12: fuse_elementwise.max_ops must be an integer");
+  CHECK(load("fuse_elementwise:\n  ops: add\n  max_ops: 2\n  max_inputs: 2\n", &spec)
+            .rfind(file + ":5:8: ", 0) == 0);
+  CHECK(load("fuse_elementwise:\n  ops: [add]\n  max_steps: 2\n", &spec)
+            .rfind(file + ":6:3: unknown key 'max_steps' in fuse_elementwise", 0) == 0);
+  // The repo's vulkan backend opts in within the kernel's limits (ops::kChainMaxSteps / Inputs).
+  const auto vk = Vulkan();
+  CHECK(vk.fuse_elementwise_max_ops == 8);
+  CHECK(vk.fuse_elementwise_max_inputs == 4);
+  CHECK(vk.fuse_elementwise_selects == std::vector<std::string>{"where"});
 }

@@ -9,9 +9,10 @@
 // dtypes (int32 + float32, int32 + int64) compute as torch promotes. Both inputs are converted
 // to the domain; arithmetic ops store the domain value converted to CT, comparisons and
 // logical ops store bool.
-// Float semantics follow torch: maximum/minimum propagate NaN; floor_divide and floor_mod use
-// fmod with a sign fix-up (aten div_floor_floating / remainder); power handles negative bases
-// with integer exponents, 0^0 = 1 and 0^negative = inf. Integer divide truncates toward zero
+// Float semantics (common/binary_ops.glsl, shared with the fused chains of ew_chain.comp) follow
+// torch: maximum/minimum propagate NaN; floor_divide and floor_mod use fmod with a sign fix-up
+// (aten div_floor_floating / remainder); power handles negative bases with integer exponents,
+// 0^0 = 1 and 0^negative = inf. Integer divide truncates toward zero
 // (TVM truncdiv), floor_divide/floor_mod round toward -inf; division by zero gives an undefined
 // value (never a fault).
 //
@@ -31,6 +32,7 @@
 #include "dtype.glsl"
 #include "util.glsl"
 #include "nd.glsl"
+#include "binary_ops.glsl"
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const uint MODE = 0;
@@ -54,56 +56,10 @@ layout(push_constant) uniform Push {
   uint div_s;        // packed shifts
 } p;
 
-// ops::BinaryOp
-const uint B_ADD = 0u, B_SUBTRACT = 1u, B_MULTIPLY = 2u, B_DIVIDE = 3u, B_POWER = 4u,
-           B_MAXIMUM = 5u, B_MINIMUM = 6u, B_FLOOR_DIVIDE = 7u, B_FLOOR_MOD = 8u, B_EQUAL = 9u,
-           B_NOT_EQUAL = 10u, B_GREATER = 11u, B_GREATER_EQUAL = 12u, B_LESS = 13u,
-           B_LESS_EQUAL = 14u, B_LOGICAL_AND = 15u, B_LOGICAL_OR = 16u, B_LOGICAL_XOR = 17u,
-           B_BITWISE_AND = 18u, B_BITWISE_OR = 19u, B_BITWISE_XOR = 20u;
-
 bool IsCompare() { return OP >= B_EQUAL && OP <= B_LESS_EQUAL; }
 bool IsLogical() { return OP >= B_LOGICAL_AND && OP <= B_LOGICAL_XOR; }
 
-float FMod(float a, float b) { return a - b * trunc(a / b); }
-
-float Pow(float a, float b) {
-  if (b == 0.0 || a == 1.0) return 1.0;  // also for a NaN operand (C pow, torch)
-  if (isnan(a) || isnan(b)) return a + b;
-  if (a == 0.0) return b > 0.0 ? 0.0 : 1.0 / 0.0;
-  const float r = exp2(b * log2(abs(a)));
-  if (a > 0.0) return r;
-  if (b != trunc(b)) return 0.0 / 0.0;  // negative base, fractional exponent: NaN
-  return FMod(b, 2.0) == 0.0 ? r : -r;
-}
-
-float OpF(float a, float b) {
-  switch (OP) {
-    case B_ADD: return a + b;
-    case B_SUBTRACT: return a - b;
-    case B_MULTIPLY: return a * b;
-    case B_DIVIDE: return a / b;
-    case B_POWER: return Pow(a, b);
-    case B_MAXIMUM: return isnan(a) || isnan(b) ? a + b : max(a, b);
-    case B_MINIMUM: return isnan(a) || isnan(b) ? a + b : min(a, b);
-    case B_FLOOR_DIVIDE: {
-      // aten div_floor_floating: exact quotient of (a - fmod(a, b)) / b, rounded.
-      if (b == 0.0) return a / b;
-      const float mod = FMod(a, b);
-      float div = (a - mod) / b;
-      if (mod != 0.0 && ((b < 0.0) != (mod < 0.0))) div -= 1.0;
-      if (div == 0.0) return 0.0 * (a / b);  // signed zero
-      float fl = floor(div);
-      if (div - fl > 0.5) fl += 1.0;
-      return fl;
-    }
-    case B_FLOOR_MOD: {
-      // aten remainder: fmod, then the sign of b.
-      const float mod = FMod(a, b);
-      return mod != 0.0 && ((b < 0.0) != (mod < 0.0)) ? mod + b : mod;
-    }
-    default: return a;
-  }
-}
+float OpF(float a, float b) { return BinaryF(OP, a, b); }
 
 // GLSL leaves % with negative operands undefined: remainders are computed as a - q * b with the
 // truncating quotient q = a / b (OpSDiv).
