@@ -16,7 +16,7 @@
 // rows m0 + l, m0 + SG + l, ..., and subgroupShuffle hands each row to every lane. All lanes of a
 // subgroup share m0 (the workgroup's row block), and every lane takes part in the shuffles (lanes
 // past N clamp their B columns and store nothing). On lavapipe (8-lane subgroups) this cuts the
-// A texel fetches per k-step from 16 to 2: 1024^3 SGEMM 64 -> 70-75 GFLOP/s on 2 cores.
+// A texel fetches per k-step from 16 to 2: 1024^3 SGEMM 64 -> 69-71 GFLOP/s (best of 10) on 2 cores.
 //
 // TILED = 1 (GPUs, where shared memory pays off): classic shared-memory tiling instead: a 16x16
 // workgroup computes a 64x64 block of C, each invocation 4x4 outputs, K in steps of 16 staged
