@@ -91,17 +91,6 @@ Binding ResidualBinding(const Tensor* r, const Tensor& other, bool vec4) {
   return InTexel(first);
 }
 
-// gemm.glsl / conv2d.glsl SG for the register-blocked GEMMs: the device's subgroup size when its
-// compute subgroups shuffle, the size is 4, 8 or 16 (it divides the 64-lane workgroup and the
-// 16-row block) and the "+sg" variant of `stem` is embedded; else 0 (A rows fetched per
-// invocation).
-uint32_t SubgroupRows(Program& p, const char* stem) {
-  const uint32_t size = p.context().features().subgroup_shuffle_size;
-  if (size != 4 && size != 8 && size != 16) return 0;
-  if (FindEmbeddedShader(std::string(stem) + "+sg") == nullptr) return 0;
-  return size;
-}
-
 // conv2d.glsl's specialization constants `s` (ids 0, 1, ...) with RES (id 8) = 1 when `res` and
 // SG (id 9) = `sg`; the ids in between get the shader's defaults.
 SpecConstants ConvSpec(SpecConstants s, bool res, uint32_t sg = 0) {
@@ -113,11 +102,16 @@ SpecConstants ConvSpec(SpecConstants s, bool res, uint32_t sg = 0) {
   return s;
 }
 
-// The kernel stem of a conv2d.glsl GEMM MODE (2, 3, 7): "<stem>+sg" when *sg (SubgroupRows) is
-// set, else `stem`.
-std::string ConvGemmStem(Program& p, const char* stem, uint32_t* sg) {
-  *sg = SubgroupRows(p, stem);
-  return *sg ? std::string(stem) + "+sg" : std::string(stem);
+// The kernel of a register-blocked GEMM (gemm.glsl; conv2d.glsl MODEs 2, 3, 7): "<stem>+sg" with
+// *sg (the shaders' SG) = the device's subgroup size when its compute subgroups shuffle, the
+// size is 4, 8 or 16 (it divides the 64-lane workgroup and the 16-row block) and that variant is
+// embedded; else `stem` with *sg = 0 (A rows fetched per invocation).
+std::string SubgroupStem(Program& p, const char* stem, uint32_t* sg) {
+  const uint32_t size = p.context().features().subgroup_shuffle_size;
+  const std::string variant = std::string(stem) + "+sg";
+  const bool ok = (size == 4 || size == 8 || size == 16) && FindEmbeddedShader(variant) != nullptr;
+  *sg = ok ? size : 0u;
+  return ok ? variant : std::string(stem);
 }
 
 // conv2d.glsl's MODE specialization constant.
@@ -277,7 +271,7 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
   g.OW = U32(Tp, optype, y, "tiles");
   const bool wvec4 = C % 4 == 0;
   uint32_t sg = 0;
-  const std::string gemm_stem = ConvGemmStem(p, stem, &sg);
+  const std::string gemm_stem = SubgroupStem(p, stem, &sg);
   LaunchAs(
       p, stem, "winograd gemm",
       bind(v, View::kTexelVec4, wvec4 ? View::kTexelVec4 : View::kTexelFloat, m, nullptr), g,
@@ -418,7 +412,7 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     mm.push_back(ResidualBinding(res, b, store4));
     const int64_t blocks = (O + kConvBM - 1) / kConvBM * ((P + 7) / 8);
     uint32_t sg = 0;
-    const std::string gemm_stem = ConvGemmStem(p, stem, &sg);
+    const std::string gemm_stem = SubgroupStem(p, stem, &sg);
     LaunchAs(
         p, stem, "im2col gemm", std::move(mm), g,
         ConvSpec({a.act.enabled ? 1u : 0u, kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
@@ -440,7 +434,7 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     const std::array<uint32_t, 3> grid = {U32((blocks + 63) / 64, optype, y, "grid x"), 1u,
                                           U32(N, optype, y, "grid z")};
     uint32_t sg = 0;
-    const std::string gemm_stem = ConvGemmStem(p, stem, &sg);
+    const std::string gemm_stem = SubgroupStem(p, stem, &sg);
     LaunchAs(
         p, stem, "1x1 gemm", std::move(bindings), push,
         ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
@@ -504,7 +498,8 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   push.act_max = act.max;
   // GPUs: shared-memory tiles of 64x64 (16x16 invocations); CPU devices: 16x8 register blocks.
   const bool tiled = p.context().use_tiled_kernels();
-  const uint32_t sg = tiled ? 0u : SubgroupRows(p, stem);
+  uint32_t sg = 0;
+  const std::string kernel = tiled ? std::string(stem) : SubgroupStem(p, stem, &sg);
   const bool vec4 = !tiled && !trans_a && K % 4 == 0 && N % 4 == 0;
   const View view = vec4 ? View::kTexelVec4 : View::kTexelFloat;
   std::vector<Binding> bindings = {InTexel(a, view), InTexel(b, view)};
@@ -518,7 +513,6 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
             : std::array<uint32_t, 3>{U32(((N + 7) / 8 + 63) / 64, optype, y, "grid x"),
                                       U32((M + 15) / 16, optype, y, "grid y"),
                                       U32(batch, optype, y, "grid z")};
-  const std::string kernel = sg ? std::string(stem) + "+sg" : std::string(stem);
   detail::Launch(p, kernel.c_str(), std::move(bindings), push,
                  {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u,
                   tiled ? 16u : 64u, tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg},

@@ -67,10 +67,7 @@
 // lane: 16 / SG row fetches per lane and k-step instead of 16 (as gemm.glsl SG). Subgroups that
 // straddle two row blocks (narrow outputs) fetch per invocation.
 #include "util.glsl"
-#ifdef MSC_VK_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#endif
+#include "subgroup_rows.glsl"
 
 #define CONV_BM 16
 #define CONV_BN 8
@@ -166,13 +163,6 @@ float BiasOf(uint o) {
 #endif
 }
 
-// Row i of the W block through the subgroup: lane i % SG fetched it into v[i / SG].
-#ifdef MSC_VK_SUBGROUP
-#define SHUFFLE_ROW(v, i) subgroupShuffle(v[(i) / SG], (i) % SG)
-#else
-#define SHUFFLE_ROW(v, i) v[0]  // not reached: shared_rows is false without the variant
-#endif
-
 // GemmMain's k loop: acc[i][h] += A[z, m0 + i, :] @ B[z, :, n0 + 4h .. n0 + 4h + 3]. `by_subgroup`
 // (the same for the whole subgroup): A's rows come through the subgroup (lrow: this lane's rows),
 // else per invocation (arow). A call with a constant `by_subgroup` compiles to its own loop.
@@ -231,14 +221,11 @@ void GemmMain() {
   const uint id = gl_GlobalInvocationID.x;
   const uint m0 = (id / col_blocks) * CONV_BM;
   const uint n0 = (id % col_blocks) * CONV_BN;
-#ifdef MSC_VK_SUBGROUP
-  // The subgroup's lanes are the consecutive ids id - lane .. id - lane + SG - 1.
-  const uint lane = gl_SubgroupInvocationID, first = id - lane;
-  const bool shared_rows = SG != 0 && first / col_blocks == (first + SG - 1) / col_blocks;
-#else
-  const uint lane = 0;
-  const bool shared_rows = false;
-#endif
+  // The subgroup's lanes are the consecutive ids id - lane .. id - lane + SG - 1 (SG = 0 outside
+  // the "+sg" variant).
+  const uint lane = SUBGROUP_LANE, first = id - lane;
+  const bool shared_rows =
+      SUBGROUP_VARIANT && SG != 0 && first / col_blocks == (first + SG - 1) / col_blocks;
   if (m0 >= M) return;  // with shared_rows: the whole subgroup
   const uint z = gl_WorkGroupID.z;
   const uint a_base = MODE == MODE_WINO_GEMM ? z * M * K : 0u;

@@ -31,10 +31,7 @@
 // TILED:         workgroup (16, 16, 1) (spec constants 4, 5), grid x = ceil(N / 64),
 //                y = ceil(M / 64), z = batch entries.
 #include "util.glsl"
-#ifdef MSC_VK_SUBGROUP
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#endif
+#include "subgroup_rows.glsl"
 
 #define GEMM_BM 16
 #define GEMM_BN 8
@@ -91,14 +88,6 @@ void BatchBase(uint z, out uint a_base, out uint b_base) {
     b_base += i * p.b_bstride[d];
   }
 }
-
-// Row i of A's block through the subgroup: lane i % SG fetched it into v[i / SG]. Shuffled
-// where it is used, so that only the fetched rows stay live (not all 16).
-#ifdef MSC_VK_SUBGROUP
-#define SHUFFLE_ROW(v, i) subgroupShuffle(v[(i) / SG], (i) % SG)
-#else
-#define SHUFFLE_ROW(v, i) v[0]  // not reached: SG = 0 without the subgroup variant
-#endif
 
 // act(v + residual) for element e of C (without RES, no addition). Callers read only elements
 // they store, so every read is inside R.
@@ -192,11 +181,7 @@ void main() {
   uint arow[GEMM_BM];  // element index of A[b, m, 0] (rows clamped to M - 1)
   [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) arow[i] = a_base + min(m0 + i, p.M - 1) * (TRANS_A != 0 ? 1 : p.K);
   const uint astep = TRANS_A != 0 ? p.M : 1;  // element step of A along k
-#ifdef MSC_VK_SUBGROUP
-  const uint lane = gl_SubgroupInvocationID;
-#else
-  const uint lane = 0;
-#endif
+  const uint lane = SUBGROUP_LANE;
   uint lrow[SG_ROWS];  // SG: element index of A[b, m0 + r * SG + lane, 0] (clamped)
   [[unroll]] for (uint r = 0; r < SG_ROWS; ++r)
     lrow[r] = a_base + min(m0 + r * max(SG, 1u) + lane, p.M - 1) * (TRANS_A != 0 ? 1 : p.K);
