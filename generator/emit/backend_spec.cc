@@ -157,13 +157,20 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
       const std::string from_key = is_files ? "template" : "from";
       const std::string to_key = is_files ? "output" : "to";
       for (const auto& item : v) {
-        std::string from, to;
-        for (const auto& [k, value] : r.Map(item, key + " entry", {from_key, to_key})) {
+        std::string from, to, match, keep;
+        std::vector<std::string> keys = {from_key, to_key};
+        if (!is_files) keys.push_back("filter");
+        for (const auto& [k, value] : r.Map(item, key + " entry", keys)) {
           if (k == from_key) {
             from = r.Str(value, k);
-          } else {
+          } else if (k == to_key) {
             to = r.Str(value, k);
             CheckRelative(r, value, to);
+          } else {
+            for (const auto& [fk, fv] : r.Map(value, "copy filter", {"match", "keep"}))
+              (fk == "match" ? match : keep) = r.Str(fv, "filter." + fk);
+            if (match.empty() || keep.empty())
+              r.Fail(value, "copy filter needs 'match' (a glob) and 'keep' (a template)");
           }
         }
         if (from.empty() || to.empty())
@@ -171,7 +178,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
         if (is_files)
           spec.files.push_back({from, to});
         else
-          spec.copy.push_back({from, to});
+          spec.copy.push_back({from, to, match, keep});
       }
     }
   }

@@ -16,6 +16,12 @@ struct CopyTree {
   std::string
       from;        ///< relative to the backend folder (may leave it, e.g. "../../runtime/vulkan").
   std::string to;  ///< relative to --out.
+  /// Optional filter: files whose path relative to `from` matches the glob `filter_match`
+  /// (fnmatch(3) without FNM_PATHNAME: '*' also matches '/') are copied only when the project
+  /// template `filter_keep` (relative to the backend folder, rendered with the project context)
+  /// lists them, one path relative to `from` per line. Other files are always copied.
+  std::string filter_match;
+  std::string filter_keep;
 };
 
 struct BackendSpec {

@@ -1,8 +1,11 @@
 #include "generator/emit/generate.h"
 
+#include <fnmatch.h>
+
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 
 #include <boost/filesystem.hpp>
 
@@ -237,15 +240,38 @@ Json NodeContext(tmpl::Environment& env, const BackendSpec& spec, const std::str
   return snippet_data;
 }
 
-/// The backend's `copy` trees, file by file in sorted order.
-void AddCopies(const BackendSpec& spec, OutputTree& tree) {
+/// The backend's `copy` trees, file by file in sorted order; files matched by a tree's filter
+/// only where its `keep` template (rendered with the project `data`) lists them.
+void AddCopies(const BackendSpec& spec, tmpl::Environment& env, const tmpl::Data& data,
+               OutputTree& tree) {
   for (const auto& c : spec.copy) {
     fs::path src = fs::path(spec.dir) / c.from;
     if (!fs::is_directory(src))
       throw Error(spec.dir + "/backend.yaml: copy source not found: " + src.string());
+    std::set<std::string> keep;  // listed by the filter template, each checked to exist
+    if (!c.filter_keep.empty()) {
+      std::istringstream lines(env.Render(c.filter_keep, data));
+      for (std::string line; std::getline(lines, line);) {
+        const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+        if (b == std::string::npos) continue;
+        line = line.substr(b, e - b + 1);
+        if (fnmatch(c.filter_match.c_str(), line.c_str(), 0) != 0 ||
+            !fs::is_regular_file(src / line))
+          throw Error((fs::path(spec.dir) / c.filter_keep).string() + ": lists '" + line +
+                      "', which is no file under " + src.string() + " matching '" + c.filter_match +
+                      "'");
+        keep.insert(line);
+      }
+    }
     std::vector<fs::path> files;
-    for (fs::recursive_directory_iterator it(src), end; it != end; ++it)
-      if (fs::is_regular_file(it->path())) files.push_back(it->path());
+    for (fs::recursive_directory_iterator it(src), end; it != end; ++it) {
+      if (!fs::is_regular_file(it->path())) continue;
+      const std::string rel = it->path().lexically_relative(src).generic_string();
+      if (!c.filter_match.empty() && fnmatch(c.filter_match.c_str(), rel.c_str(), 0) == 0 &&
+          !keep.count(rel))
+        continue;
+      files.push_back(it->path());
+    }
     std::sort(files.begin(), files.end());
     for (const auto& f : files)
       tree.AddCopy(c.to + "/" + f.lexically_relative(src).generic_string(), f.string());
@@ -318,7 +344,7 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
   if (query) return project.ToJson();
   const tmpl::Data data = tmpl::Data::FromValue(project);
   for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, data));
-  AddCopies(spec, tree);
+  AddCopies(spec, env, data, tree);
   tree.Commit(o.out_dir, o.force);
   summary.files = tree.size();
   *summary_out = summary;

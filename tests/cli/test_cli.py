@@ -217,3 +217,40 @@ def test_hostile_names_write_nothing_outside_out(backend, tmp_path):
             path = os.path.realpath(os.path.join(dirpath, name))
             assert path.startswith(str(out.resolve()) + os.sep), path
             assert "\n" not in name and ".." not in name.split(os.sep)
+
+
+def test_vulkan_project_copies_only_its_shaders(tmp_path):
+    """backend.yaml's copy filter: the project gets the .comp files of the stems its CMakeLists.txt
+    compiles and nothing else of shaders/*.comp; every other runtime file (sources, includes) is
+    copied."""
+    out = tmp_path / "out"
+    run_cli("generate", "--graph", real("conv_relu", "graph.json"), "--weights", real("conv_relu", "weights.bin"),
+            "--backend", "vulkan", "--out", out)
+    runtime = os.path.join(ROOT, "runtime", "vulkan")
+
+    def files(root):
+        return {os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs}
+    copied, source = files(out / "runtime"), files(runtime)
+    cmake = (out / "CMakeLists.txt").read_text()
+    stems = cmake.split("STEMS", 1)[1].split(")", 1)[0].split()
+    assert "msc/conv2d_bias" in stems or "nn/conv2d" in stems, stems
+    assert {f for f in copied if f.endswith(".comp")} == {"shaders/%s.comp" % s for s in stems}
+    assert {f for f in copied if not f.endswith(".comp")} == {f for f in source if not f.endswith(".comp")}
+    assert len([f for f in source if f.endswith(".comp")]) > 2 * len(stems)  # the filter did drop files
+
+
+def test_copy_filter_listing_a_missing_file_is_an_error(tmp_path):
+    """A copy filter template listing a file that does not exist fails before anything is written,
+    naming the template and the path."""
+    import shutil
+    templates = tmp_path / "templates"
+    shutil.copytree(os.path.join(ROOT, "templates", "vulkan"), templates / "vulkan")
+    os.symlink(os.path.join(ROOT, "runtime"), tmp_path / "runtime")  # backend.yaml's ../../runtime/vulkan
+    keep = templates / "vulkan" / "project" / "shader_files.j2"
+    keep.write_text(keep.read_text() + "shaders/no_such_op.comp\n")
+    out = tmp_path / "out"
+    proc = run_cli("--templates", templates, "generate", "--graph", real("conv_relu", "graph.json"),
+                   "--weights", real("conv_relu", "weights.bin"), "--backend", "vulkan", "--out", out, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert str(keep) + ": lists 'shaders/no_such_op.comp', which is no file under " in proc.stderr
+    assert not out.exists()

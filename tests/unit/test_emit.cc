@@ -318,6 +318,10 @@ TEST_CASE("backend.yaml is read strictly, with file:line:col") {
   CHECK(error_for(ok + "memory_plan: {alignment: 100}\n") ==
         file + ":4:26: memory_plan.alignment must be a power of two");
   CHECK(error_for(ok + "copy: [{from: x}]\n") == file + ":4:8: copy entry needs 'from' and 'to'");
+  CHECK(error_for(ok + "copy: [{from: x, to: y, filter: {match: '*.c'}}]\n") ==
+        file + ":4:33: copy filter needs 'match' (a glob) and 'keep' (a template)");
+  CHECK(error_for(ok + "copy: [{from: x, to: y, filter: {match: '*.c', keep: k.j2, x: 1}}]\n")
+            .rfind(file + ":4:", 0) == 0);
   CHECK(error_for("op_template: [\n").rfind(file + ":", 0) == 0);
   fs::remove_all(root);
 }
