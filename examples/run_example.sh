@@ -6,7 +6,7 @@
 #
 #   <example>      conv_relu | resnet18 | fashion_mnist_mlp | text_transformer | mobilenet_v2 |
 #                  gpt2_block | hostile, or a larger model of examples/models/export.py:
-#                  vit_b_16 | swin_t | convnext_tiny | efficientnet_b0 | shufflenet_v2_x1_0
+#                  vit_b_16 | swin_t | convnext_tiny | efficientnet_b0 | shufflenet_v2_x1_0 | squeezenet1_0
 #   <binary>       path to msc-codegen; without it only the export side runs
 #   <out root>     default <repo>/out/examples (ignored by git); the example goes to <root>/<example>
 #
@@ -35,11 +35,11 @@ case "$EXAMPLE" in
   hostile) "$PY" -m msc_export hostile --out "$EXPORT" ;;
   conv_relu|resnet18|fashion_mnist_mlp|text_transformer|mobilenet_v2|gpt2_block)
     "$PY" "$HERE/$EXAMPLE/export.py" --out "$EXPORT" ;;
-  vit_b_16|swin_t|convnext_tiny|efficientnet_b0|shufflenet_v2_x1_0)
+  vit_b_16|swin_t|convnext_tiny|efficientnet_b0|shufflenet_v2_x1_0|squeezenet1_0)
     "$PY" "$HERE/models/export.py" --model "$EXAMPLE" --out "$EXPORT" ;;
   *) echo "error: unknown example '$EXAMPLE' (conv_relu, resnet18, fashion_mnist_mlp, text_transformer," \
           "mobilenet_v2, gpt2_block, hostile, vit_b_16, swin_t, convnext_tiny, efficientnet_b0," \
-          "shufflenet_v2_x1_0)" >&2; exit 2 ;;
+          "shufflenet_v2_x1_0, squeezenet1_0)" >&2; exit 2 ;;
 esac
 
 echo "== reference interpreter vs golden"

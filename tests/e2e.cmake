@@ -15,3 +15,10 @@ foreach(backend torch vulkan numpy)
       ENVIRONMENT "MSC_BACKENDS=${backend};MSC_VK_VALIDATION=1" TIMEOUT 1500)
   endforeach()
 endforeach()
+# squeezenet1_0 (examples/models): its fire modules' concats run in place on Vulkan (memory_plan
+# concat_in_place: the expand convs write straight into their slices of the concat's output).
+add_test(NAME e2e_vulkan_squeezenet1_0
+         COMMAND bash ${CMAKE_SOURCE_DIR}/examples/run_example.sh squeezenet1_0 $<TARGET_FILE:msc-codegen>
+                 ${CMAKE_BINARY_DIR}/e2e/vulkan)
+set_tests_properties(e2e_vulkan_squeezenet1_0 PROPERTIES
+  ENVIRONMENT "MSC_BACKENDS=vulkan;MSC_VK_VALIDATION=1" TIMEOUT 1500)

@@ -83,9 +83,11 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
       (key == "weights" ? spec.weights_output : spec.golden_output) = r.Str(v, key);
       CheckRelative(r, v, r.Str(v, key));
     } else if (key == "memory_plan") {
-      for (const auto& [k, a] : r.Map(v, "memory_plan", {"alignment", "alias"})) {
-        if (k == "alias") {
-          spec.memory_alias = r.StrList(a, "memory_plan.alias");
+      for (const auto& [k, a] :
+           r.Map(v, "memory_plan", {"alignment", "alias", "concat_in_place"})) {
+        if (k == "alias" || k == "concat_in_place") {
+          (k == "alias" ? spec.memory_alias : spec.memory_concat_in_place) =
+              r.StrList(a, "memory_plan." + k);
           continue;
         }
         try {

@@ -39,6 +39,9 @@ struct BackendSpec {
   std::vector<std::string> reserved_names;  ///< never used as identifiers (keywords, modules).
   long long memory_alignment = 0;           ///< > 0: plan one arena for all activations (bytes).
   std::vector<std::string> memory_alias;    ///< optypes whose outputs share their input's bytes.
+  /// Concat optypes (attr `axis`) whose inputs are planned as slices of the output where they are
+  /// contiguous (PlanMemory: `in_place` nodes do nothing).
+  std::vector<std::string> memory_concat_in_place;
   std::vector<std::string> fuse_producers;  ///< optypes that can absorb an elementwise epilogue...
   std::vector<std::string> fuse_epilogues;  ///< ...of these optypes (e.g. nn.relu, clip).
   /// Residual adds (e.g. add) folded into a producer of fuse_residual_producers (a subset of

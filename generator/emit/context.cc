@@ -257,6 +257,9 @@ struct PlanNode {
   size_t alias_input = 0;  // (a residual add's may be its input 1)
   bool unplanned = false;  // a fused chain member: its outputs get no bytes...
   long long read_at = -1;  // ...and it reads its inputs here (the chain root's position)
+  // A concat whose output dims before its axis are all 1 (memory_plan.concat_in_place): input k's
+  // bytes are the output's bytes from the sum of inputs 0..k-1's sizes on.
+  bool concat = false;
 };
 
 struct PlanResult {
@@ -267,6 +270,7 @@ struct PlanResult {
   };
   std::vector<Tensor> tensors;  // in planning order (node order, outputs in order)
   long long peak = 0, naive = 0, lower_bound = 0;
+  std::vector<bool> in_place;  // per node: a concat whose inputs are written into its output
 };
 
 /// The memory plan (see PlanMemory in context.h).
@@ -317,21 +321,65 @@ PlanResult PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
       items[root(out->second)].parent = root(src->second);
     }
   }
-  // One block per alias group (in order of the group's root): its lifetime is the union of its
-  // members'.
+  // In-place concats, in node order: the alias group of each input becomes a slice of the
+  // output's group (slice_parent, at byte slice_offset of it), so producers write straight into
+  // the concat's output and the concat itself does nothing. All inputs or none: each input's group
+  // must be distinct, not yet a slice and not the output's, and start at an `alignment` multiple
+  // (the device's buffer offset alignment). Nested concats nest slices. Graph inputs and outputs
+  // may take part: the merged group lives from the first member's start to the last one's end.
+  std::vector<size_t> slice_parent(items.size(), SIZE_MAX);
+  std::vector<long long> slice_offset(items.size(), 0);
+  PlanResult result;
+  result.in_place.assign(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const PlanNode& node = nodes[i];
+    if (!node.concat || node.outputs.size() != 1 || node.inputs.empty()) continue;
+    auto out = by_name.find(*node.outputs[0].name);
+    if (out == by_name.end()) continue;
+    const size_t out_root = root(out->second);
+    std::vector<std::pair<size_t, long long>> parts;  // input group root, offset in the output
+    long long at = 0;
+    bool ok = true;
+    for (const std::string* in : node.inputs) {
+      auto it = by_name.find(*in);
+      if (it == by_name.end()) {  // a weight: not in the arena
+        ok = false;
+        break;
+      }
+      const size_t r = root(it->second);
+      ok = ok && r != out_root && slice_parent[r] == SIZE_MAX && at % alignment == 0;
+      for (const auto& part : parts) ok = ok && part.first != r;
+      parts.emplace_back(r, at);
+      at += items[it->second].nbytes;
+    }
+    if (!ok || at != items[out->second].nbytes) continue;
+    for (const auto& [r, off] : parts) {
+      slice_parent[r] = out_root;
+      slice_offset[r] = off;
+    }
+    result.in_place[i] = true;
+  }
+  // The outermost group holding a group, and the group's byte offset in it.
+  auto outermost = [&](size_t r, long long* off) {
+    for (*off = 0; slice_parent[r] != SIZE_MAX; r = slice_parent[r]) *off += slice_offset[r];
+    return r;
+  };
+  // One block per outermost alias group (in order of the group's root): its lifetime is the
+  // union of its members' and its slices'.
   struct Group {
     long long nbytes = 0, begin = 0, end = 0;
     bool used = false;
   };
   std::vector<Group> groups(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
-    Group& g = groups[root(i)];
+    long long off = 0;
+    Group& g = groups[outermost(root(i), &off)];
     if (!g.used) {
-      g = {items[i].nbytes, items[i].begin, items[i].end, true};
+      g = {off + items[i].nbytes, items[i].begin, items[i].end, true};
     } else {
       g.begin = std::min(g.begin, items[i].begin);
       g.end = std::max(g.end, items[i].end);
-      g.nbytes = std::max(g.nbytes, items[i].nbytes);
+      g.nbytes = std::max(g.nbytes, off + items[i].nbytes);
     }
   }
   auto align = [&](long long v) {
@@ -355,7 +403,6 @@ PlanResult PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
   size_t stamp = 0;
   auto bucket_of = [&](long long t) { return static_cast<size_t>((t + 1) / kBucket); };
   std::vector<long long> offset(groups.size(), 0);
-  PlanResult result;
   std::vector<std::pair<long long, long long>> busy;  // [offset, end) of blocks live meanwhile
   for (size_t r : order) {
     const Group& g = groups[r];
@@ -383,11 +430,16 @@ PlanResult PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
     placed.push_back({g.begin, g.end, at, size});
     result.peak = std::max(result.peak, at + size);
   }
+  auto offset_of = [&](size_t i) {
+    long long off = 0;
+    const size_t r = outermost(root(i), &off);
+    return offset[r] + off;
+  };
   result.tensors.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i)
-    result.tensors.push_back({items[i].name, offset[root(i)], items[i].nbytes});
+    result.tensors.push_back({items[i].name, offset_of(i), items[i].nbytes});
   result.offset.reserve(by_name.size());
-  for (const auto& [name, i] : by_name) result.offset.emplace(name, offset[root(i)]);
+  for (const auto& [name, i] : by_name) result.offset.emplace(name, offset_of(i));
   // Lower bound of any plan: the largest sum of (aligned) blocks live at one step.
   std::map<long long, long long> delta;  // step -> change of the live sum
   for (size_t r : order) {
@@ -397,6 +449,18 @@ PlanResult PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
   long long live = 0;
   for (const auto& [step, d] : delta) result.lower_bound = std::max(result.lower_bound, live += d);
   return result;
+}
+
+/// Whether a concat along `axis` (negative: from the end) with output `shape` stores each input
+/// as one contiguous run of the output's bytes: every dim before the axis is 1.
+bool ConcatSlicesContiguous(const std::vector<int64_t>& shape, int64_t axis) {
+  const int64_t n = static_cast<int64_t>(shape.size());
+  if (axis < 0) axis += n;
+  if (axis < 0 || axis >= n) return false;
+  for (int64_t d = 0; d < n; ++d)
+    if (shape[static_cast<size_t>(d)] < 0 || (d < axis && shape[static_cast<size_t>(d)] != 1))
+      return false;
+  return true;
 }
 
 /// The error for a tensor with dynamic dims in a planned graph, naming the MSC prims behind them.
@@ -441,6 +505,8 @@ struct Keys {
   Value key = Value::Str("key");
   Value role = Value::Str("role");
   Value index = Value::Str("index");
+  Value axis = Value::Str("axis");
+  Value in_place = Value::Str("in_place");
   Value optype = Value::Str("optype");
   Value ns = Value::Str("ns");
   Value op = Value::Str("op");
@@ -727,6 +793,13 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
         // a negative index aliases nothing
         pn[i].get_item_index = index.i() < 0 ? SIZE_MAX : static_cast<size_t>(index.i());
       }
+      Value axis;
+      pn[i].concat =
+          outs[i].size() == 1 &&
+          std::find(spec.memory_concat_in_place.begin(), spec.memory_concat_in_place.end(),
+                    n.optype) != spec.memory_concat_in_place.end() &&
+          node_attrs[i].Get(K.axis.s(), K.axis.str_hash(), &axis) && axis.is_int() &&
+          ConcatSlicesContiguous(tensors[outs[i][0]].t->shape, axis.i());
     }
     plan = std::make_unique<PlanResult>(PlanCore(pn, spec.memory_alignment));
   }
@@ -902,6 +975,8 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     d.emplace_back(K.fused_chain, fusion[i].chain >= 0
                                       ? chain_values[static_cast<size_t>(fusion[i].chain)]
                                       : Value());
+    // a concat whose inputs' producers wrote them into its output (memory_plan.concat_in_place)
+    d.emplace_back(K.in_place, Value::Bool(plan && plan->in_place[i]));
     code_at_ = d.size();
     d.emplace_back(K.code, Value());
     if (folded) {
@@ -1120,7 +1195,8 @@ void FuseElementwise(Json& graph, const std::vector<std::string>& ops,
   }
 }
 
-void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes) {
+void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes,
+                const std::vector<std::string>& concat_in_place) {
   Json& nodes = graph["nodes"];
   static const std::string kNoName;
   std::vector<PlanNode> pn(nodes.size());
@@ -1198,6 +1274,18 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
       pn[i].get_item_index =
           !index || index->get<long long>() < 0 ? SIZE_MAX : index->get<size_t>();
     }
+    const Json& outputs = ArrayField(node, "outputs");
+    auto attrs = node.find("attrs");
+    if (outputs.size() == 1 && attrs != node.end() && attrs->is_object() &&
+        std::find(concat_in_place.begin(), concat_in_place.end(), optype) !=
+            concat_in_place.end()) {
+      auto axis = attrs->find("axis");
+      std::vector<int64_t> shape;
+      for (const Json& d : ArrayField(outputs[0], "shape"))
+        shape.push_back(d.is_number_integer() ? d.get<int64_t>() : -1);
+      pn[i].concat = axis != attrs->end() && axis->is_number_integer() &&
+                     ConcatSlicesContiguous(shape, axis->get<int64_t>());
+    }
   }
   const PlanResult plan = PlanCore(pn, alignment);
   Json list = Json::array();
@@ -1213,6 +1301,7 @@ void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>
   for (auto& node : nodes)
     for (const char* key : {"inputs", "outputs"})
       for (auto& t : node[key]) set_offset(t);
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i]["in_place"] = plan.in_place[i];
   for (const char* key : {"inputs", "outputs"})
     for (auto& t : graph[key]) set_offset(t);
   graph["memory"] = {{"alignment", alignment},

@@ -130,12 +130,19 @@ void FuseElementwise(Json& graph, const std::vector<std::string>& ops,
 /// the residual's: the producer reads R while it writes y, and R, live until the add's position,
 /// never shares y's bytes). Members of a fused elementwise chain (`fused_into` and `fused_chain`)
 /// are not planned (no offset: their values never leave the root's kernel) and read their inputs
-/// at the root's position. An alias group lives as long as its longest member. Greedy by size,
+/// at the root's position. A node of a `concat_in_place` optype (attr `axis`) whose output dims
+/// before the axis are all 1 gets `in_place` = true when every input's alias group can be a slice
+/// of its output's (input k at the output's offset + the bytes of inputs 0..k-1; each group in one
+/// such concat at most, distinct, not the output's own, every slice offset a multiple of
+/// `alignment`): the producers then write into the output and the concat has nothing to do.
+/// Slices nest; a group lives as long as its members and slices together. Other nodes get
+/// `in_place` = false. An alias group lives as long as its longest member. Greedy by size,
 /// largest first, each block at the lowest `alignment`-aligned offset free for its whole lifetime.
 /// Adds `offset` to every planned tensor in the context and graph.memory = {alignment, peak_bytes,
 /// naive_bytes (each block at its own offset), lower_bound_bytes (the largest sum of aligned
 /// blocks live at one step: no plan can use less), tensors}. Dynamic (-1) shapes are an msc::Error
 /// (sizes must be static).
-void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes);
+void PlanMemory(Json& graph, long long alignment, const std::vector<std::string>& alias_optypes,
+                const std::vector<std::string>& concat_in_place = {});
 
 }  // namespace msc::emit

@@ -54,6 +54,9 @@ const std::vector<FieldDoc>& NodeFieldDocs() {
        "otherwise): its root (fused_into \"\") emits the whole chain as one kernel, the other "
        "members nothing (their outputs are never stored); steps are the members in node order, "
        "operands [{kind: \"input\"|\"step\", index}]"},
+      {"node.in_place", "bool",
+       "a concat (backend.yaml memory_plan.concat_in_place) whose inputs' producers wrote them "
+       "straight into their slices of its output: emit nothing that moves data"},
       {"node.code", "{section: str}",
        "rendered snippet text per section: in a snippet, the sections rendered before the "
        "current one; in project templates, every section"},

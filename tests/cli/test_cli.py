@@ -254,3 +254,32 @@ def test_copy_filter_listing_a_missing_file_is_an_error(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert str(keep) + ": lists 'shaders/no_such_op.comp', which is no file under " in proc.stderr
     assert not out.exists()
+
+
+def test_vulkan_concat_in_place(tmp_path):
+    """memory_plan.concat_in_place: a channel concat at batch 1 whose slices are 256-byte aligned
+    is planned in place (inputs at the output's offset + the bytes before them, no copy
+    dispatched); a misaligned one keeps its ops::Concat. Run on the device by
+    e2e_vulkan_squeezenet1_0."""
+    from collections import OrderedDict
+    from msc_export.mscgraph import MSCGraph, MSCJoint, MSCTensor
+
+    def t(name, c):
+        return MSCTensor(name + ":0", "float32", "NCHW", [1, c, 4, 4])
+    nodes = [MSCJoint(0, "x", "input", [], [t("x", 4)], OrderedDict(), {}),
+             MSCJoint(1, "a", "nn.relu", ["x:0"], [t("a", 4)], OrderedDict(), {}),
+             MSCJoint(2, "b", "sigmoid", ["x:0"], [t("b", 4)], OrderedDict(), {}),
+             MSCJoint(3, "c", "concat", ["a:0", "b:0"], [t("c", 8)], OrderedDict([("axis", "1")]), {}),
+             MSCJoint(4, "d", "nn.relu", ["c:0"], [t("d", 8)], OrderedDict(), {}),
+             MSCJoint(5, "s", "strided_slice", ["x:0"], [t("s", 3)],
+                      OrderedDict([("axes", "1"), ("begin", "0"), ("end", "3"), ("strides", "1")]), {}),
+             MSCJoint(6, "e", "concat", ["s:0", "d:0"], [t("e", 11)], OrderedDict([("axis", "1")]), {})]
+    MSCGraph("g", nodes, ["x:0"], ["e:0"]).save(str(tmp_path / "graph.json"))
+    run_cli("generate", "--graph", tmp_path / "graph.json", "--backend", "vulkan", "--out", tmp_path / "vk")
+    model = (tmp_path / "vk" / "model.cc").read_text()
+    offset = {name: int(model.split('m->Arena("%s:0", DType::kFloat32, ' % name, 1)[1].split(", ", 4)[4].split(")")[0])
+              for name in "abcd"}
+    assert offset["a"] == offset["c"] and offset["b"] == offset["c"] + 4 * 4 * 4 * 4
+    assert "// in place: a, b were written into their slices of c\n" in model
+    assert model.count("ops::Concat(") == 1  # e: s's 192 bytes put d at a misaligned offset
+    assert "ops::Concat(prog, {s, d}, e, /*axis=*/1);" in model

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -183,6 +184,145 @@ TEST_CASE("alias ops share bytes and extend their source's lifetime") {
   CHECK(Offset(g, 2) == Offset(g, 1));
   CHECK(Offset(g, 3) != Offset(g, 1));
   CHECK(g["memory"]["naive_bytes"] == 4 * 1024);  // the alias has no block of its own
+}
+
+namespace {
+
+/// A DAG context for the memory plan: {name, optype, input node names, output shape (float32)};
+/// node 0 is the graph input, the last node the graph output. Concats get attrs.axis = `axis`.
+struct PlanOp {
+  std::string name, optype;
+  std::vector<std::string> inputs;
+  std::vector<long long> shape;
+};
+Json Dag(const std::vector<PlanOp>& ops, long long axis = 1) {
+  Json nodes = Json::array();
+  std::map<std::string, Json> outs;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    long long numel = 1;
+    for (long long d : ops[i].shape) numel *= d;
+    Json out = {{"name", ops[i].name + ":0"},
+                {"shape", ops[i].shape},
+                {"nbytes", 4 * numel},
+                {"is_graph_input", i == 0},
+                {"is_graph_output", i + 1 == ops.size()}};
+    outs[ops[i].name] = out;
+    Json ins = Json::array();
+    for (const auto& in : ops[i].inputs) ins.push_back(outs.at(in));
+    Json attrs = Json::object();
+    if (ops[i].optype == "concat") attrs["axis"] = axis;
+    nodes.push_back({{"name", ops[i].name},
+                     {"optype", ops[i].optype},
+                     {"attrs", attrs},
+                     {"inputs", ins},
+                     {"outputs", Json::array({out})},
+                     {"fused_into", ""}});
+  }
+  return {{"nodes", nodes},
+          {"inputs", Json::array({nodes[0]["outputs"][0]})},
+          {"outputs", Json::array({nodes.back()["outputs"][0]})}};
+}
+
+long long OffsetOf(const Json& g, const std::string& node) {
+  for (const auto& n : g["nodes"])
+    if (n["name"] == node) return n["outputs"][0]["offset"].get<long long>();
+  FAIL("no node " << node);
+  return -1;
+}
+
+bool InPlace(const Json& g, const std::string& node) {
+  for (const auto& n : g["nodes"])
+    if (n["name"] == node) return n["in_place"].get<bool>();
+  FAIL("no node " << node);
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("in-place concat: inputs are planned as slices of the output") {
+  // [1,4,4,4] float32 = 256 bytes: slice offsets are multiples of the alignment.
+  const std::vector<long long> s4 = {1, 4, 4, 4}, s8 = {1, 8, 4, 4}, s12 = {1, 12, 4, 4};
+  Json g = Dag({{"x", "input", {}, s4},
+                {"a", "relu", {"x"}, s4},
+                {"b", "relu", {"x"}, s4},
+                {"c", "concat", {"a", "b"}, s8},
+                {"y", "sum", {"c"}, {1, 1, 1, 1}}});
+  Json plain = g;
+  msc::emit::PlanMemory(g, 256, {}, {"concat"});
+  CHECK(InPlace(g, "c"));
+  CHECK_FALSE(InPlace(g, "a"));
+  CHECK(OffsetOf(g, "a") == OffsetOf(g, "c"));
+  CHECK(OffsetOf(g, "b") == OffsetOf(g, "c") + 256);
+  CHECK(OffsetOf(g, "x") != OffsetOf(g, "c"));  // x is read while a and b are written
+  CHECK(OffsetOf(g, "y") != OffsetOf(g, "c"));
+  // the concat's inputs and output add up to one block: less than planning them apart
+  msc::emit::PlanMemory(plain, 256, {});
+  CHECK_FALSE(InPlace(plain, "c"));
+  CHECK(g["memory"]["peak_bytes"] < plain["memory"]["peak_bytes"]);
+
+  SUBCASE("nested concats nest slices; a group joins one concat only") {
+    Json n = Dag({{"x", "input", {}, s4},
+                  {"a", "relu", {"x"}, s4},
+                  {"b", "relu", {"x"}, s4},
+                  {"c", "concat", {"a", "b"}, s8},
+                  {"d", "relu", {"x"}, s4},
+                  {"e", "concat", {"d", "c"}, s12},
+                  {"f", "concat", {"a", "d"}, s8},  // a and d are slices already
+                  {"y", "add", {"e", "f"}, s12}});
+    msc::emit::PlanMemory(n, 256, {}, {"concat"});
+    CHECK(InPlace(n, "c"));
+    CHECK(InPlace(n, "e"));
+    CHECK_FALSE(InPlace(n, "f"));
+    CHECK(OffsetOf(n, "d") == OffsetOf(n, "e"));
+    CHECK(OffsetOf(n, "c") == OffsetOf(n, "e") + 256);
+    CHECK(OffsetOf(n, "a") == OffsetOf(n, "e") + 256);
+    CHECK(OffsetOf(n, "b") == OffsetOf(n, "e") + 512);
+    CHECK(OffsetOf(n, "f") != OffsetOf(n, "e"));
+  }
+  SUBCASE("left alone: misaligned slices, a repeated input, dims before the axis, axis -3") {
+    const std::vector<long long> s3 = {1, 3, 4, 4}, s6 = {1, 6, 4, 4};  // 192-byte slices
+    Json m = Dag({{"x", "input", {}, s3},
+                  {"a", "relu", {"x"}, s3},
+                  {"b", "relu", {"x"}, s3},
+                  {"c", "concat", {"a", "b"}, s6},
+                  {"y", "relu", {"c"}, s6}});
+    msc::emit::PlanMemory(m, 256, {}, {"concat"});
+    CHECK_FALSE(InPlace(m, "c"));
+    CHECK(OffsetOf(m, "a") != OffsetOf(m, "c"));
+    Json r = Dag({{"x", "input", {}, s4},
+                  {"a", "relu", {"x"}, s4},
+                  {"c", "concat", {"a", "a"}, s8},
+                  {"y", "relu", {"c"}, s8}});
+    msc::emit::PlanMemory(r, 256, {}, {"concat"});
+    CHECK_FALSE(InPlace(r, "c"));
+    const std::vector<long long> w4 = {2, 4, 4, 4}, w8 = {2, 8, 4, 4};  // batch 2: strided
+    Json b = Dag({{"x", "input", {}, w4},
+                  {"a", "relu", {"x"}, w4},
+                  {"bb", "relu", {"x"}, w4},
+                  {"c", "concat", {"a", "bb"}, w8},
+                  {"y", "relu", {"c"}, w8}});
+    msc::emit::PlanMemory(b, 256, {}, {"concat"});
+    CHECK_FALSE(InPlace(b, "c"));
+    Json neg = Dag({{"x", "input", {}, s4},
+                    {"a", "relu", {"x"}, s4},
+                    {"b", "relu", {"x"}, s4},
+                    {"c", "concat", {"a", "b"}, s8},
+                    {"y", "relu", {"c"}, s8}},
+                   /*axis=*/-3);
+    msc::emit::PlanMemory(neg, 256, {}, {"concat"});
+    CHECK(InPlace(neg, "c"));
+    CHECK(OffsetOf(neg, "b") == OffsetOf(neg, "c") + 256);
+  }
+  SUBCASE("a graph input can be a slice: the host writes it into the concat's output") {
+    Json gi = Dag({{"x", "input", {}, s4},
+                   {"a", "relu", {"x"}, s4},
+                   {"c", "concat", {"x", "a"}, s8},
+                   {"y", "relu", {"c"}, s8}});
+    msc::emit::PlanMemory(gi, 256, {}, {"concat"});
+    CHECK(InPlace(gi, "c"));
+    CHECK(OffsetOf(gi, "x") == OffsetOf(gi, "c"));
+    CHECK(gi["inputs"][0]["offset"] == OffsetOf(gi, "c"));
+  }
 }
 
 TEST_CASE("epilogue fusion marks producer and consumer, and they share bytes") {

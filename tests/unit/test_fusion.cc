@@ -145,6 +145,7 @@ Json ViaJsonApi(Json graph, const msc::emit::BackendSpec& spec) {
     n["fused_epilogue"] = nullptr;
     n.erase("fused_residual");
     n.erase("fused_chain");
+    n.erase("in_place");
     n["fused_into"] = "";
     for (auto& t : n["inputs"]) strip(t);
     for (auto& t : n["outputs"]) strip(t);
@@ -156,7 +157,8 @@ Json ViaJsonApi(Json graph, const msc::emit::BackendSpec& spec) {
                            spec.fuse_residual_producers);
   msc::emit::FuseElementwise(graph, spec.fuse_elementwise_ops, spec.fuse_elementwise_selects,
                              spec.fuse_elementwise_max_ops, spec.fuse_elementwise_max_inputs);
-  msc::emit::PlanMemory(graph, spec.memory_alignment, spec.memory_alias);
+  msc::emit::PlanMemory(graph, spec.memory_alignment, spec.memory_alias,
+                        spec.memory_concat_in_place);
   return graph;
 }
 
@@ -193,6 +195,7 @@ void CheckPathsAgree(const Json& native, const msc::emit::BackendSpec& spec) {
     if (!res.is_null()) CHECK(a["fused_residual"]["name"] == res["name"]);
     CHECK(a["fused_into"] == b["fused_into"]);
     CHECK(ChainText(a["fused_chain"]) == ChainText(b.value("fused_chain", Json())));
+    CHECK(a["in_place"] == b["in_place"]);
     const Json& ta = a["outputs"][0];
     const Json& tb = b["outputs"][0];
     CHECK(ta.contains("offset") == tb.contains("offset"));  // constants are not planned
