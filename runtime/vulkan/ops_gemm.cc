@@ -19,7 +19,7 @@
 // MSC_VK_CONV=direct forces the direct kernel everywhere (A/B comparisons, tests); MSC_VK_CONV=fast
 // allows the other algorithms on every device type; MSC_VK_CONV_OFF=im2col,winograd (any of
 // gemm1x1, im2col, depthwise, winograd) turns single algorithms off (depthwise_vec4: the
-// depthwise kernel's vec4 row fetches).
+// depthwise kernel's vec4 row fetches; gemm1x1_xu4: the 1x1 GEMM's unaligned vec4 X fetches).
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -93,12 +93,13 @@ Binding ResidualBinding(const Tensor* r, const Tensor& other, bool vec4) {
 
 // conv2d.glsl's specialization constants `s` (ids 0, 1, ...) with RES (id 8) = 1 when `res` and
 // SG (id 9) = `sg`; the ids in between get the shader's defaults.
-SpecConstants ConvSpec(SpecConstants s, bool res, uint32_t sg = 0) {
-  if (!res && sg == 0) return s;
+SpecConstants ConvSpec(SpecConstants s, bool res, uint32_t sg = 0, bool xu4 = false) {
+  if (!res && sg == 0 && !xu4) return s;
   static const uint32_t kDefaults[8] = {0, 0, 0, 0, 0, 2, 3, 1};  // ACT .. DW_S
   for (size_t i = s.size(); i < 8; ++i) s.push_back(kDefaults[i]);
   s.push_back(res ? 1u : 0u);
-  if (sg != 0) s.push_back(sg);
+  if (sg != 0 || xu4) s.push_back(sg);
+  if (xu4) s.insert(s.end(), {0u, 0u, 1u});  // DW_XVEC4, DW_OFF, XU4
   return s;
 }
 
@@ -422,8 +423,12 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     return;
   }
   const bool gemm = algo == ConvAlgo::kGemm1x1;
+  // 1x1 GEMM rows of X at unaligned offsets (P % 4 != 0) read as vec4 texels (conv2d.glsl XU4):
+  // the view must reach X's last element as a whole texel, inside X's buffer.
+  const bool xu4 = gemm && !store4 && x.offset + (x.bytes() + 15) / 16 * 16 <= x.buffer->size() &&
+                   !AlgoOff("gemm1x1_xu4");
   std::vector<Binding> bindings = {
-      InTexel(x, gemm && store4 ? View::kTexelVec4 : View::kTexelFloat),
+      InTexel(x, gemm && (store4 || xu4) ? View::kTexelVec4 : View::kTexelFloat),
       InTexel(w, wvec4 ? View::kTexelVec4 : View::kTexelFloat)};
   if (bias) bindings.push_back(InTexel(*bias));
   bindings.push_back(Out(y));
@@ -438,7 +443,7 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     LaunchAs(
         p, stem, "1x1 gemm", std::move(bindings), push,
         ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
-                 res != nullptr, sg),
+                 res != nullptr, sg, xu4),
         grid, y, gemm_stem);
     return;
   }

@@ -128,10 +128,29 @@ TEST_CASE("1x1 convolution as a register-blocked GEMM matches the reference") {
        "nn/conv2d [1x1 gemm]"},
       // 1x1 spatial, batch 3, few channels
       {"1x1 spatial", {3, 3, 1, 1}, {5, 3, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kNone, 1, G},
+      // P % 4 == 1, 2, 3 (X rows at every unaligned texel offset, XU4); squeezenet's 13x13 and
+      // 27x27; the last row's texels past X clamped (P = 21: elements 100..107 of 105)
+      {"P%4==1", {1, 5, 3, 7}, {9, 5, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu, 1, G},
+      {"P%4==2", {2, 6, 5, 2}, {18, 6, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kNone, 1, G},
+      {"P%4==3",
+       {1, 9, 1, 11},
+       {33, 9, 1, 1},
+       {1, 1},
+       {0, 0, 0, 0},
+       1,
+       false,
+       kRelu6,
+       1,
+       "nn/conv2d [1x1 gemm]"},
+      {"13x13", {1, 16, 13, 13}, {20, 16, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu, 1, G},
   };
   uint32_t seed = 700;
   for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
     for (const AlgoCase& c : cases) RunCase(*ctx, c, seed += 10, false, c.dispatches, c.row);
+  }
+  {  // the same with float X fetches where P % 4 != 0
+    vkt::ScopedEnv env("MSC_VK_CONV_OFF", "gemm1x1_xu4");
+    for (const AlgoCase& c : cases) RunCase(vkt::Ctx(), c, seed += 10, false, c.dispatches, c.row);
   }
   // Padded or strided 1x1 convolutions go through im2col.
   const AlgoCase strided = {

@@ -15,7 +15,9 @@
 // MODE 2, 1x1 GEMM (KH = KW = 1, stride 1, no padding, groups 1): per image n,
 //   Y[n] (O x P) = W (O x C) @ X[n] (C x P), P = OH*OW, as a register-blocked GEMM: each invocation
 //   computes 16 rows (channels) x 8 columns (pixels); W through a vec4 view when C % 4 == 0
-//   (WVEC4), X through a vec4 view when P % 4 == 0 (STORE4). Invocation i computes row block
+//   (WVEC4), X through a vec4 view when P % 4 == 0 (STORE4), or else with XU4 through a vec4 view
+//   at unaligned element offsets (three texels per row of 8 columns instead of 8 float fetches;
+//   the view reaches past X's last element to a whole texel). Invocation i computes row block
 //   i / ceil(P/8), column block i % ceil(P/8). Grid: x = ceil(ceil(O/16) * ceil(P/8) / 64), z = N.
 //
 // MODE 6 + 7, im2col + GEMM (groups 1, any kernel, stride, padding, dilation): MODE 6 writes the
@@ -53,7 +55,7 @@
 //   The push constants keep their meaning (N, C, O, OH, OW, pt, pl); MODE 3 uses C = K (input
 //   channels), O = rows, OH = 1, OW = Tp, N = XI.
 //
-// Bindings: 0 X (texel: float, or vec4 in MODE 2/3 when STORE4), 1 W (texel: float, or vec4 when
+// Bindings: 0 X (texel: float, or vec4 in MODE 2/3 when STORE4 or XU4), 1 W (texel: float, or vec4 when
 //           WVEC4), [2 bias (texel float)], then Y (storage), then R (texel), always bound: with
 //           RES = 1 the fused residual (issue 9: resnet's skip connection), Y's shape, read at Y's
 //           element indices before the activation: a vec4 view when STORE4, else float (MODE 4:
@@ -86,6 +88,7 @@ layout(constant_id = 8) const uint RES = 0;        // 1: v += R[element] before 
 layout(constant_id = 9) const uint SG = 0;         // "+sg": subgroup size (4, 8, 16); 0: off
 layout(constant_id = 10) const uint DW_XVEC4 = 0;  // MODE 5: X read as vec4 texels (W % 4 == 0)
 layout(constant_id = 11) const uint DW_OFF = 0;    // MODE 5, DW_XVEC4: (-pl) mod 4, see there
+layout(constant_id = 12) const uint XU4 = 0;       // MODE 2, STORE4 = 0: X as vec4 texels, see GemmK
 #define SG_ROWS (CONV_BM / 4)                      // W row fetches per lane, at most (SG = 4)
 
 #define MODE_DIRECT 0
@@ -163,11 +166,16 @@ float BiasOf(uint o) {
 #endif
 }
 
+// Elements s..s+3 of the 8 elements (a, b).
+vec4 Shift4(vec4 a, vec4 b, uint s) {
+  return s == 0u ? a : s == 1u ? vec4(a.yzw, b.x) : s == 2u ? vec4(a.zw, b.xy) : vec4(a.w, b.xyz);
+}
+
 // GemmMain's k loop: acc[i][h] += A[z, m0 + i, :] @ B[z, :, n0 + 4h .. n0 + 4h + 3]. `by_subgroup`
 // (the same for the whole subgroup): A's rows come through the subgroup (lrow: this lane's rows),
 // else per invocation (arow). A call with a constant `by_subgroup` compiles to its own loop.
 void GemmK(const bool by_subgroup, const uint arow[CONV_BM], const uint lrow[SG_ROWS], uint K,
-           uint ldb, bool vec4_b, uint bv0, uint bv1, const uint bcol[CONV_BN],
+           uint ldb, bool vec4_b, uint bv0, uint bv1, const uint bcol[CONV_BN], uint last_texel,
            inout vec4 acc[CONV_BM][2]) {
   for (uint k = 0; k < K; k += 4) {
     vec4 a[CONV_BM], v[SG_ROWS];
@@ -195,6 +203,15 @@ void GemmK(const bool by_subgroup, const uint arow[CONV_BM], const uint lrow[SG_
         if (vec4_b) {
           b0 = texelFetch(X, int((bv0 + row) >> 2));
           b1 = texelFetch(X, int((bv1 + row) >> 2));
+        } else if (XU4 != 0) {
+          // B[k + t, n0 .. n0 + 7] from the three texels holding it (columns past P read the next
+          // row, or the clamped last texel: never stored).
+          const uint e = bv0 + row, q = e >> 2;
+          const vec4 t0 = texelFetch(X, int(q));
+          const vec4 t1 = texelFetch(X, int(min(q + 1u, last_texel)));
+          const vec4 t2 = texelFetch(X, int(min(q + 2u, last_texel)));
+          b0 = Shift4(t0, t1, e & 3u);
+          b1 = Shift4(t1, t2, e & 3u);
         } else {
           [[unroll]] for (uint j = 0; j < 4; ++j) {
             b0[j] = Fetch(X, bcol[j] + row);
@@ -247,10 +264,11 @@ void GemmMain() {
     acc[i][0] = vec4(0.0);
     acc[i][1] = vec4(0.0);
   }
+  const uint last_texel = (p.N * K * ldb + 3u) / 4u - 1u;  // XU4: X's last (partial) texel
   if (shared_rows)
-    GemmK(true, arow, lrow, K, ldb, vec4_b, bv0, bv1, bcol, acc);
+    GemmK(true, arow, lrow, K, ldb, vec4_b, bv0, bv1, bcol, last_texel, acc);
   else
-    GemmK(false, arow, lrow, K, ldb, vec4_b, bv0, bv1, bcol, acc);
+    GemmK(false, arow, lrow, K, ldb, vec4_b, bv0, bv1, bcol, last_texel, acc);
   [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
     const uint m = m0 + i;
     if (m < M) {
