@@ -180,6 +180,9 @@ int main(int argc, char** argv) {
                        "node name); specializes the graph's dynamic dims (MSC prims); repeatable");
   generate->add_flag("--force", gen.force,
                      "replace a non-empty --out that msc-codegen did not generate");
+  generate->add_flag("--no-passes", gen.no_passes,
+                     "skip the backend's graph passes (backend.yaml passes: constant and BatchNorm "
+                     "folding, ...): every node is emitted by its own snippet");
 
   std::string import_model, import_out, golden_from;
   std::vector<std::string> input_shape_args;

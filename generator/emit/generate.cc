@@ -120,7 +120,7 @@ size_t AddWeights(const GenerateOptions& o, ir::MSCGraph& graph, const BackendSp
     throw Error(o.graph_path +
                 ": the graph has weights; pass --weights FILE (safetensors or TVM param dict)");
   }
-  if (!spec.passes.empty()) {
+  if (!spec.passes.empty() && !o.no_passes) {
     *folded = passes::RunPasses(spec.passes, graph, *bound);
     if (!folded->empty()) ir::Validate(graph, &opdefs);  // a pass must leave a valid graph
   }

@@ -28,6 +28,8 @@ struct GenerateOptions {
   /// given, the graph's dynamic dims are specialized first (ir::SpecializeShapes).
   std::map<std::string, std::vector<int64_t>> input_shapes;
   bool force = false;
+  /// Skip the backend's graph passes (backend.yaml `passes`): every node keeps its own snippet.
+  bool no_passes = false;
   /// Graphs (MSCGraph JSON or imported ONNX) with more nodes are refused (ir::kDefaultMaxNodes).
   size_t max_nodes = ir::kDefaultMaxNodes;
   std::string templates_root;  ///< folder holding <backend>/backend.yaml.

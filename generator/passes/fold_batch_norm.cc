@@ -5,6 +5,7 @@
 #include <set>
 
 #include "generator/common/error.h"
+#include "generator/passes/graph_edit.h"
 #include "generator/passes/passes.h"
 
 namespace msc::passes {
@@ -53,13 +54,6 @@ const weights::Tensor* FloatWeight(const MSCJoint& n, const std::string& role, i
       it->second.data.size() != static_cast<size_t>(4 * numel))
     return nullptr;
   return &it->second;
-}
-
-std::string UniqueName(const std::string& base, std::set<std::string>& taken) {
-  std::string name = base;
-  for (int k = 1; taken.count(name); ++k) name = base + "_" + std::to_string(k);
-  taken.insert(name);
-  return name;
 }
 
 /// dst[j] = float(double(src[j]) * s) for the n float32 values at src (unaligned bytes): each
@@ -190,31 +184,7 @@ std::vector<Folded> FoldBatchNorm(MSCGraph& graph, weights::TensorMap& weights) 
 
   // Drop the folded nodes, point their readers at the convolutions, renumber, recompute parents
   // (the distinct producers of the inputs in first-use order, as MSC writes them).
-  std::vector<MSCJoint> kept;
-  kept.reserve(graph.nodes.size() - removed.size());
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (removed.count(i)) continue;
-    MSCJoint n = std::move(graph.nodes[i]);
-    n.index = static_cast<int64_t>(kept.size());
-    bool changed = false;
-    for (auto& in : n.inputs) {
-      auto it = rename.find(in);
-      if (it != rename.end()) {
-        in = it->second;
-        changed = true;
-      }
-    }
-    if (changed) n.parents = ir::ParentsOf(n.inputs);
-    kept.push_back(std::move(n));
-  }
-  graph.nodes = std::move(kept);
-  graph.BuildIndex();
-  // Weights no longer used by any node are dropped, so the project carries only what it reads.
-  std::set<std::string> used;
-  for (const auto& n : graph.nodes)
-    for (const auto& [role, t] : n.weights) used.insert(t.name);
-  for (auto it = weights.begin(); it != weights.end();)
-    it = used.count(it->first) ? std::next(it) : weights.erase(it);
+  RemoveNodes(graph, removed, rename, weights);
   return done;
 }
 

@@ -5,7 +5,8 @@
 namespace msc::passes {
 
 const std::vector<std::string>& PassNames() {
-  static const std::vector<std::string> names = {"fold_batch_norm"};
+  static const std::vector<std::string> names = {"fold_constant", "fold_batch_norm",
+                                                 "fold_transpose"};
   return names;
 }
 
@@ -14,10 +15,15 @@ std::vector<Folded> RunPasses(const std::vector<std::string>& names, ir::MSCGrap
   std::vector<Folded> all;
   for (const auto& name : names) {
     std::vector<Folded> done;
-    if (name == "fold_batch_norm")
+    if (name == "fold_constant")
+      done = FoldConstant(graph, weights);
+    else if (name == "fold_batch_norm")
       done = FoldBatchNorm(graph, weights);
+    else if (name == "fold_transpose")
+      done = FoldTranspose(graph, weights);
     else
-      throw Error("unknown graph pass '" + name + "' (known: fold_batch_norm)");
+      throw Error("unknown graph pass '" + name +
+                  "' (known: fold_constant, fold_batch_norm, fold_transpose)");
     all.insert(all.end(), done.begin(), done.end());
   }
   return all;

@@ -4,6 +4,7 @@
 // computed function unchanged up to float rounding.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,55 @@ std::vector<Folded> RunPasses(const std::vector<std::string>& names, ir::MSCGrap
 /// other nodes are untouched. The batch_norm and its get_item nodes are removed, their readers
 /// read the convolution's output, and node indices and parents are renumbered / recomputed.
 std::vector<Folded> FoldBatchNorm(ir::MSCGraph& graph, weights::TensorMap& weights);
+
+/// The size guard of FoldConstant: a result larger than max(kFoldConstantMinLimitBytes, 2 x the
+/// bytes of the node's inputs) is not folded (ones / broadcast_to of a large shape would bloat
+/// the weights file with what the backend computes in a few microseconds).
+constexpr int64_t kFoldConstantMinLimitBytes = int64_t{1} << 20;
+
+/// Constant folding: every node whose inputs are all outputs of `constant` nodes with bound
+/// weights (no inputs: ones, zeros, arange), with static-shape outputs of float32, float64,
+/// float16, int8..int64, uint8 or bool, of an optype it evaluates:
+///   reshape squeeze expand_dims permute_dims transpose astype cast broadcast_to concat
+///   concatenate split tuple get_item strided_slice take where tril triu trilu full ones zeros
+///   ones_like zeros_like arange; unary negative abs exp log sqrt rsqrt sin cos tanh erf sigmoid
+///   square floor ceil round sign logical_not bitwise_not isnan isinf isfinite; binary (numpy
+///   broadcasting) add subtract multiply divide power maximum minimum floor_divide floor_mod
+///   equal not_equal greater greater_equal less less_equal logical_and logical_or logical_xor
+///   bitwise_and bitwise_or bitwise_xor
+/// is evaluated at generation time (semantics of TVM v0.20 relax, numerics of PyTorch's CPU
+/// kernels: float32 / float16 arithmetic in float, rounded once per op; see fold_constant.cc)
+/// and replaced by `constant` node(s) holding the result as a new weight (role `const`, tensor
+/// `<node>.folded`, made unique; a result equal to an input's weight, as get_item's, reuses that
+/// weight tensor). A one-output node's constant keeps the node's name and output tensor, so its
+/// readers and a graph output it produces are unchanged; a multi-output node (split, tuple)
+/// becomes one constant per output, `<node>.out<k>`, its readers rewired (not folded when one of
+/// its outputs is a graph output). Nodes are visited in topological order, so chains fold
+/// (constant -> permute_dims -> astype). Constants then read by nothing (and no graph output, and
+/// named by no shared_ref) are removed, and weights no node uses any more are dropped.
+/// Not folded, and left unchanged: other optypes, dynamic shapes, other dtypes, empty results
+/// (0 elements), results past the size guard (kFoldConstantMinLimitBytes), operands of different
+/// dtypes, a declared output dtype or shape other than the computed one, attributes that do not
+/// parse, and results left undefined by C / TVM / torch (integer division by zero, float -> int
+/// of NaN or out of range, take out of range in "fast" mode). Never throws for what it does not
+/// fold.
+/// Records: {"fold_constant", <node>, <constant>} for every folded node and every removed
+/// constant, where <constant> is the node that holds its value now, in graph order; a constant
+/// node made by folding thus lists (node.folded) every node that went into it, itself included.
+std::vector<Folded> FoldConstant(ir::MSCGraph& graph, weights::TensorMap& weights);
+
+/// Transposes folded into msc.attention's indexing (issue 9: the q/k/v head split and merge of a
+/// transformer dispatch nothing). msc.attention permutes q, k, v by its attrs axes, axes_1,
+/// axes_2 to relax's [B, S, N, H] and its result back by axes_3 (MSC's default [0, 2, 1, 3]
+/// where absent), so:
+///   - an input t = permute_dims(x, p) (rank 4; null axes: reversed) is read as x with
+///     axes_k'[d] = p[axes_k[d]]; the permute_dims stays while other nodes read it, else it is
+///     removed;
+///   - a result y read by nothing but q = permute_dims(y, p) (neither y nor q's output a graph
+///     output, q without shared_ref) is written as q's output directly: axes_3'[d] = axes_3[p[d]],
+///     the attention output takes q's shape, layout and prims, q's readers read it, q is removed.
+/// Attention nodes whose axes do not parse as permutations of 0..3 are left alone. Records
+/// {"fold_transpose", <permute_dims>, <attention>} for each removed permute_dims.
+std::vector<Folded> FoldTranspose(ir::MSCGraph& graph, weights::TensorMap& weights);
 
 }  // namespace msc::passes

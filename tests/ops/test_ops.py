@@ -36,22 +36,34 @@ def write_case(folder, graph, weights, inputs, outputs):
     save_file(outputs, os.path.join(folder, "golden", "outputs.safetensors"))
 
 
-def generate(folder, backend, out):
+def generate(folder, backend, out, passes=True):
+    """msc-codegen generate of the case in `folder`; passes=False adds --no-passes (every node
+    through its own snippet, e.g. arange / full, which fold_constant would compute)."""
     proc = subprocess.run([BINARY, "generate", "--graph", os.path.join(folder, "graph.json"),
                            "--weights", os.path.join(folder, "weights.safetensors"), "--golden",
-                           os.path.join(folder, "golden"), "--backend", backend, "--out", out],
-                          capture_output=True, text=True)
+                           os.path.join(folder, "golden"), "--backend", backend, "--out", out]
+                          + ([] if passes else ["--no-passes"]), capture_output=True, text=True)
     return proc
 
 
+# Cases whose nodes fold_constant computes at generation time (all of their nodes, or the source
+# ops arange / full / ones / zeros): run once more without the passes so that the ops' snippets run.
+FOLDED_CASES = ["arange", "fold_constant", "full", "ones_zeros"]
+
+
 @pytest.mark.parametrize("backend", ["torch", "numpy"])
-@pytest.mark.parametrize("name", sorted(cases.CASES))
-def test_python_backend_per_op(name, backend, tmp_path):
-    """torch, and numpy (templates/numpy, written from docs/ alone): one project per case, 1e-5."""
+@pytest.mark.parametrize("name,passes", [(n, True) for n in sorted(cases.CASES)] +
+                         [(n, False) for n in FOLDED_CASES])
+def test_python_backend_per_op(name, passes, backend, tmp_path):
+    """torch, and numpy (templates/numpy, written from docs/ alone): one project per case, 1e-5;
+    the cases fold_constant computes also without the passes."""
+    assert set(FOLDED_CASES) <= set(cases.CASES)
     case = cases.build_case(name)
     write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
-    proc = generate(str(tmp_path), backend, str(tmp_path / backend))
+    proc = generate(str(tmp_path), backend, str(tmp_path / backend), passes)
     assert proc.returncode == 0, proc.stderr
+    assert ("(computed at generation time)" in (tmp_path / backend / "model.py").read_text()) == \
+        (passes and name in FOLDED_CASES)
     run = subprocess.run([PY, "test_model.py"], cwd=tmp_path / backend, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "PASSED" in run.stdout
@@ -135,11 +147,14 @@ def merged_static_cases():
 
 
 def test_vulkan_backend_all_ops(tmp_path):
+    """Every static case in one Vulkan project, without the graph passes (--no-passes), so that
+    every op's snippet and kernel runs on the device (with them, fold_constant would compute the
+    arange / full / ones cases at generation time and fold_batch_norm the batch_norm)."""
     graph, weights, inputs, outputs, names = merged_static_cases()
     assert {"nn_conv2d", "msc_conv2d_bias", "nn_batch_norm", "nn_softmax", "strided_slice", "tuple_get_item",
-            "constant", "concat", "mean", "nn_avg_pool2d", "matmul"} <= set(names)
+            "constant", "concat", "mean", "nn_avg_pool2d", "matmul", *FOLDED_CASES} <= set(names)
     write_case(str(tmp_path), graph, weights, inputs, outputs)
-    proc = generate(str(tmp_path), "vulkan", str(tmp_path / "vulkan"))
+    proc = generate(str(tmp_path), "vulkan", str(tmp_path / "vulkan"), passes=False)
     assert proc.returncode == 0, proc.stderr
     run = subprocess.run(["bash", "run_test.sh"], cwd=tmp_path / "vulkan", capture_output=True, text=True, timeout=1200,
                          env=dict(os.environ, MSC_VK_VALIDATION="1"))
@@ -157,3 +172,33 @@ def test_vulkan_rejects_dynamic_shapes_clearly(tmp_path):
     assert 'has a dynamic shape (axis 0 = prim "bz")' in proc.stderr
     assert "this backend needs static shapes" in proc.stderr
     assert not (tmp_path / "vulkan").exists()
+
+
+@pytest.mark.parametrize("backend", ["torch", "numpy", "relax", "vulkan"])
+def test_fold_constant_pass_folds_constant_subgraphs(backend, tmp_path):
+    """Every backend runs the fold_constant pass (backend.yaml `passes`): in the fold_constant case
+    the transposed weight (constant -> permute_dims), the int32 scale cast to float32 and the
+    arange / expand_dims / less_equal mask and the where on it become constants whose values are
+    in the project's weights; the 16 nodes become 10. (The case's golden outputs are checked by
+    the per-op tests above and the merged Vulkan project.)"""
+    from msc_export.safetensors_np import load_file
+    case = cases.build_case("fold_constant")
+    write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
+    out = tmp_path / backend
+    proc = generate(str(tmp_path), backend, str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "(10 nodes, 5 weights)" in proc.stderr, proc.stderr
+    w = load_file(str(out / "weights.safetensors"))
+    assert sorted(k for k in w if k.endswith(".folded")) == ["bias.folded", "keep.folded", "scale.folded", "w_t.folded"]
+    weight_of_w = next(n["weights"]["const"]["name"] for n in case.graph["nodes"] if n["name"] == "w")
+    assert np.array_equal(w["w_t.folded"], case.weights[weight_of_w].T)
+    assert np.array_equal(w["keep.folded"], np.tril(np.ones((4, 5), dtype=bool)))
+    assert np.array_equal(w["bias.folded"], case.outputs["bias:0"])
+    assert w["scale.folded"].dtype == np.float32 and w["scale.folded"].tolist() == [1, 2, 3, 4, 5]
+    code = (out / ("model.cc" if backend == "vulkan" else "model.py")).read_text()
+    if backend == "vulkan":
+        assert 'm->Weight("w_t.folded")' in code and "ops::PermuteDims" not in code and "ops::Arange" not in code
+    else:
+        assert '# folded: "w" into "w_t"' in code and '# folded: "cols" into "keep"' in code
+        assert '# folded: "keep" (computed at generation time)' in code
+        assert "arange" not in code and "permute" not in code

@@ -108,13 +108,33 @@ def run_in_project(project, code, flavor="v0.20"):
     return proc.stdout
 
 
-class Project:
-    """A generated relax project plus the graph it came from."""
+def graph_after_passes(graph_path, weights=None):
+    """The MSCGraph (as JSON) the relax backend generated code for: `graph_path` after the
+    backend.yaml `passes` (fold_constant: constant subgraphs became `constant` nodes), read back
+    from `msc-codegen context --project` (node tensors, attrs_raw, weights)."""
+    args = ["context", graph_path, "--backend", "relax", "--project"] + (["--weights", weights] if weights else [])
+    g = json.loads(codegen(*args).stdout)["graph"]
+    keys = ("name", "alias", "dtype", "layout", "shape", "prims")
+    tensor = lambda t: {k: t[k] for k in keys}  # noqa: E731
+    nodes = [{"index": n["index"], "name": n["name"], "shared_ref": n["shared_ref"], "optype": n["optype"],
+              "parents": n["parents"], "inputs": [t["name"] for t in n["inputs"]],
+              "outputs": [tensor(t) for t in n["outputs"]], "attrs": n["attrs_raw"],
+              "weights": {role: tensor(w) for role, w in n["weights"].items()}} for n in g["nodes"]]
+    with open(graph_path, encoding="utf-8") as f:
+        prims = json.load(f).get("prims", [])  # the passes keep the graph's prims
+    return {"name": g["name"], "inputs": [t["name"] for t in g["inputs"]],
+            "outputs": [t["name"] for t in g["outputs"]], "nodes": nodes, "prims": prims}
 
-    def __init__(self, name, graph_path, out, has_golden):
+
+class Project:
+    """A generated relax project plus the graph it came from (`source_graph`) and the graph its
+    code was generated for (`graph`: after the backend's passes, see graph_after_passes)."""
+
+    def __init__(self, name, graph_path, out, has_golden, weights=None):
         self.name, self.graph_path, self.dir, self.has_golden = name, graph_path, out, has_golden
         with open(graph_path, encoding="utf-8") as f:
-            self.graph = json.load(f)
+            self.source_graph = json.load(f)
+        self.graph = graph_after_passes(graph_path, weights)
 
     def read(self, filename):
         with open(os.path.join(self.dir, filename), encoding="utf-8") as f:
@@ -131,7 +151,7 @@ def generate(name, graph_path, out_dir, weights=None, golden=None):
     if golden:
         args += ["--golden", golden]
     codegen(*args)
-    return Project(name, graph_path, out, golden is not None)
+    return Project(name, graph_path, out, golden is not None, weights)
 
 
 @pytest.fixture(scope="session")

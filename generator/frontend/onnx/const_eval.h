@@ -12,6 +12,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "generator/weights/values.h"
 #include "generator/weights/weights.h"
 
 namespace msc::frontend::onnx_import {
@@ -29,21 +30,12 @@ bool CanFold(const std::string& op_type);
 std::optional<std::vector<weights::Tensor>> FoldNode(
     const onnx::NodeProto& node, const std::vector<const weights::Tensor*>& inputs, int64_t opset);
 
-/// Integer values of an integer tensor (int8..int64, uint8, bool); nullopt for floats.
-std::optional<std::vector<int64_t>> TensorInts(const weights::Tensor& t);
-/// x truncated toward zero to int64 as x86's cvttsd2si converts (what numpy, torch and ONNX
-/// Runtime give there): NaN and values outside [-2^63, 2^63) become INT64_MIN. static_cast is
-/// undefined behavior for those (found by tests/fuzz/fuzz_onnx).
-int64_t DoubleToInt64(double x);
-/// Whether x truncated toward zero is an int64 (false for NaN, +-inf and |x| >= 2^63): the
-/// condition under which static_cast<int64_t>(x) is defined (C++17 [conv.fpint]).
-bool FitsInt64(double x);
-/// Values of a tensor as doubles (any numeric dtype incl. float16).
-std::vector<double> TensorDoubles(const weights::Tensor& t);
-/// A tensor of `dtype` and `shape` holding `values` (converted).
-weights::Tensor MakeTensor(const std::string& dtype, const std::vector<int64_t>& shape,
-                           const std::vector<double>& values);
-weights::Tensor MakeIntTensor(const std::string& dtype, const std::vector<int64_t>& shape,
-                              const std::vector<int64_t>& values);
+// The tensor value helpers (generator/weights/values.h), used by the converters under these names.
+using weights::DoubleToInt64;
+using weights::FitsInt64;
+using weights::MakeIntTensor;
+using weights::MakeTensor;
+using weights::TensorDoubles;
+using weights::TensorInts;
 
 }  // namespace msc::frontend::onnx_import

@@ -1489,3 +1489,32 @@ def case_sum_mean_float16():
     m = b.node("mean", "mean", [x], lambda v: v.float().mean(dim=[0, 2], keepdim=True).half(),
                attrs={"axis": "0,2", "keepdims": "1"})
     return b.finish([s, m])
+
+
+@case
+def case_fold_constant():
+    """Nodes computed from constants only, which the backends' fold_constant pass evaluates at
+    generation time (generator/passes/fold_constant.cc): a weight transposed for a matmul
+    (constant -> permute_dims), an int32 scale cast to float32, and a causal mask built from
+    arange / expand_dims / less_equal, used as a bool condition and, through where, as an additive
+    bias that is also a graph output (an output produced by a constant)."""
+    b = Builder()
+    x = b.input("x", [2, 4, 3])
+    w = _const(b, "w", torch.randn(5, 3, generator=b.gen), alias="proj.weight")
+    wt = b.node("w_t", "permute_dims", [w], lambda v: v.permute(1, 0), attrs={"axes": "1,0"})
+    mm = b.node("matmul", "matmul", [x, wt], torch.matmul, attrs={"out_dtype": "float32"})
+    rows = b.node("rows", "arange", [], lambda: torch.arange(0, 4, 1, dtype=torch.int64),
+                  attrs={"start": "0.000000", "end": "4.000000", "step": "1.000000", "dtype": "int64"})
+    rows2 = b.node("rows_2d", "expand_dims", [rows], lambda v: v.unsqueeze(1), attrs={"axis": "1,"})
+    cols = b.node("cols", "arange", [], lambda: torch.arange(0, 5, 1, dtype=torch.int64),
+                  attrs={"start": "0.000000", "end": "5.000000", "step": "1.000000", "dtype": "int64"})
+    keep = b.node("keep", "less_equal", [cols, rows2], torch.le)
+    zero = _scalar(b, "zero", 0.0)
+    low = _scalar(b, "low", -1000.0)
+    bias = b.node("bias", "where", [keep, zero, low], torch.where)
+    scale_i = _const(b, "scale_i", torch.tensor([1, 2, 3, 4, 5], dtype=torch.int32))
+    scale = b.node("scale", "astype", [scale_i], lambda v: v.float(), attrs={"dtype": "float32"})
+    biased = b.node("biased", "add", [mm, bias], torch.add)
+    out = b.node("scaled", "multiply", [biased, scale], torch.mul)
+    masked = b.node("masked", "where", [keep, mm, zero], torch.where)
+    return b.finish([out, masked, bias])
