@@ -155,3 +155,25 @@ def test_harness_compare_rules(projects):
     dtypes must agree; integers and bools exactly."""
     out = run_in_project(projects["real/conv_relu"].dir, HARNESS_COMPARE)
     assert out.split("\n")[-2] == str([True] * 12), out
+
+
+def test_integer_clip_bounds_fit_the_dtype(projects):
+    """TVM legalizes clip's bounds to literals of the tensor's dtype: an infinite bound on an int32
+    tensor failed there ("Literal value -9223372036854775808 exceeds minimum of int32", found on
+    real TVM v0.20). The snippet limits integer bounds to the dtype's range; float tensors keep
+    their float bounds."""
+    p = projects["case/clip_float16_int32"]
+    code = open(os.path.join(p.dir, "model.py")).read()
+    assert "relax.op.clip(y, min=-2147483648, max=2.0)" in code  # min "-inf" on int32
+    assert "relax.op.clip(y, min=-3.0, max=5.0)" in code
+    assert "relax.op.clip(x, min=-0.5, max=1.0)" in code
+
+
+def test_half_cumsum_accumulates_in_float32(projects):
+    """The graph's float16 cumsum means float32 running sums rounded once to half (the reference
+    and the other backends); TVM's own float16 scan rounds every partial sum and was off by up to
+    3e-2 on real TVM v0.20. The snippet accumulates in float32 and casts back."""
+    code = open(os.path.join(projects["case/cumsum_float16"].dir, "model.py")).read()
+    assert code.count('relax.op.cumsum(x, axis=1, dtype="float32", exclusive=False))') == 1
+    assert code.count('relax.op.cumsum(x, axis=None, dtype="float32", exclusive=False))') == 1
+    assert code.count('relax.op.astype(_tmp, "float16")') == 2
