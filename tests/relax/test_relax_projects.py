@@ -177,3 +177,17 @@ def test_half_cumsum_accumulates_in_float32(projects):
     assert code.count('relax.op.cumsum(x, axis=1, dtype="float32", exclusive=False))') == 1
     assert code.count('relax.op.cumsum(x, axis=None, dtype="float32", exclusive=False))') == 1
     assert code.count('relax.op.astype(_tmp, "float16")') == 2
+
+
+def test_float_topk_ranks_nan_largest(projects):
+    """TVM's sort does not order NaN (torch.topk: NaN is the largest value; real TVM v0.20 returned
+    other values and indices). A float topk ranks a float64 key with NaN -> +inf and +inf -> 1e308
+    and gathers the values at its indices."""
+    code = open(os.path.join(projects["case/topk_nan"].dir, "model.py")).read()
+    key = ('relax.op.where(relax.op.logical_not(relax.op.less_equal(x, relax.const(float("inf"), "float32"))), '
+           'relax.const(float("inf"), "float64"), relax.op.where(relax.op.equal(x, relax.const(float("inf"), '
+           '"float32")), relax.const(1e308, "float64"), relax.op.astype(x, "float64")))')
+    assert code.count(key) == 2
+    assert 'relax.op.topk(_tmp, k=3, axis=-1, ret_type="indices", largest=True, dtype="int64")' in code
+    assert 'relax.op.topk(_tmp, k=4, axis=1, ret_type="indices", largest=False, dtype="int32")' in code
+    assert "relax.op.gather_elements(x, _tmp, axis=-1)" in code
