@@ -111,19 +111,12 @@ def run_in_project(project, code, flavor="v0.20"):
 def graph_after_passes(graph_path, weights=None):
     """The MSCGraph (as JSON) the relax backend generated code for: `graph_path` after the
     backend.yaml `passes` (fold_constant: constant subgraphs became `constant` nodes), read back
-    from `msc-codegen context --project` (node tensors, attrs_raw, weights)."""
+    from `msc-codegen context --project` (relax_check.graph_from_context)."""
+    import relax_check
     args = ["context", graph_path, "--backend", "relax", "--project"] + (["--weights", weights] if weights else [])
-    g = json.loads(codegen(*args).stdout)["graph"]
-    keys = ("name", "alias", "dtype", "layout", "shape", "prims")
-    tensor = lambda t: {k: t[k] for k in keys}  # noqa: E731
-    nodes = [{"index": n["index"], "name": n["name"], "shared_ref": n["shared_ref"], "optype": n["optype"],
-              "parents": n["parents"], "inputs": [t["name"] for t in n["inputs"]],
-              "outputs": [tensor(t) for t in n["outputs"]], "attrs": n["attrs_raw"],
-              "weights": {role: tensor(w) for role, w in n["weights"].items()}} for n in g["nodes"]]
     with open(graph_path, encoding="utf-8") as f:
-        prims = json.load(f).get("prims", [])  # the passes keep the graph's prims
-    return {"name": g["name"], "inputs": [t["name"] for t in g["inputs"]],
-            "outputs": [t["name"] for t in g["outputs"]], "nodes": nodes, "prims": prims}
+        source = json.load(f)
+    return relax_check.graph_from_context(json.loads(codegen(*args).stdout), source)
 
 
 class Project:

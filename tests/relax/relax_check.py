@@ -21,6 +21,10 @@ was bound by `block_builder.emit(..., name_hint=<the node's name>)` (constants: 
 tuple fields: the field's value); the outputs are emitted with emit_output in graph order.
 
 Each returns a list of "line N: message" strings (empty = clean).
+
+graph_from_context(context, source_graph): the MSCGraph a project's code was generated for (after
+the backend's passes, e.g. fold_constant), from `msc-codegen context GRAPH --backend relax
+--project` output; struct_info_problems needs that graph, not the input file.
 """
 import ast
 import json
@@ -347,3 +351,21 @@ def struct_info_problems(source, graph):
     if got_out != want_out:
         problems.append("emit_output of %r, the graph's outputs are %r" % (got_out, want_out))
     return problems
+
+
+def graph_from_context(context, source_graph):
+    """The MSCGraph (as JSON) of a `msc-codegen context --project` object: the graph after the
+    backend.yaml `passes` (node tensors, attrs_raw, weights). `source_graph` (the input graph's
+    JSON) gives the prims, which the passes keep."""
+    g = context["graph"]
+    keys = ("name", "alias", "dtype", "layout", "shape", "prims")
+
+    def tensor(t):
+        return {k: t[k] for k in keys}
+    nodes = [{"index": n["index"], "name": n["name"], "shared_ref": n["shared_ref"], "optype": n["optype"],
+              "parents": n["parents"], "inputs": [t["name"] for t in n["inputs"]],
+              "outputs": [tensor(t) for t in n["outputs"]], "attrs": n["attrs_raw"],
+              "weights": {role: tensor(w) for role, w in n["weights"].items()}} for n in g["nodes"]]
+    return {"name": g["name"], "inputs": [t["name"] for t in g["inputs"]],
+            "outputs": [t["name"] for t in g["outputs"]], "nodes": nodes,
+            "prims": source_graph.get("prims", [])}

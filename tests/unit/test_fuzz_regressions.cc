@@ -443,3 +443,26 @@ TEST_CASE("fuzz onnx: an unsupported node without name and outputs is listed by 
         path +
             ": 1 unsupported ONNX op type (opset 6):\n  GRUUnit: node '#1' (no name, no outputs)");
 }
+
+// fuzz_onnx: a Transpose of a constant whose perm repeated an axis ([1, 1] on a [2, 3] tensor)
+// was folded at import with the strides of the repeated axis: a read past the constant's values
+// (ASan: heap-buffer-overflow in const_eval.cc). perm must be a permutation of 0..rank-1 (ONNX
+// Transpose); anything else is an error naming the node.
+TEST_CASE("fuzz onnx: folding a Transpose whose perm is no permutation is an error") {
+  namespace ox = msc::frontend::onnx_import;
+  for (const auto& perm : {msc_test::Dims{1, 1}, msc_test::Dims{0, -2}, msc_test::Dims{0, 0, 1}}) {
+    msc_test::OnnxModel m;
+    m.Input("x", {1});
+    m.Floats("c", {2, 3});
+    msc_test::IntsAttr(m.Node("Transpose", {"c"}, {"t"}), "perm", perm);
+    m.Node("Identity", {"x"}, {"y"});
+    m.Output("y", {1});
+    m.Output("t", {3, 3});
+    const std::string path = m.Save();
+    const std::string what = MscError([&] { ox::ImportOnnx(path); });
+    CAPTURE(what);
+    CHECK(what.rfind(path + ": ", 0) == 0);
+    CHECK(what.find("node 't' (Transpose): perm " + msc::weights::FormatShape(perm) +
+                    " is not a permutation of the 2 axes") != std::string::npos);
+  }
+}

@@ -393,15 +393,25 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
     std::vector<int64_t> perm = attrs.Ints("perm");
     if (perm.empty())
       for (int64_t d = rank - 1; d >= 0; --d) perm.push_back(d);
-    if (static_cast<int64_t>(perm.size()) != rank) return std::nullopt;
+    // ONNX Transpose: perm is a permutation of 0..rank-1 (a repeated axis read past the data).
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    bool permutation = static_cast<int64_t>(perm.size()) == rank;
+    for (int64_t& p : perm) {
+      if (p < 0) p += rank;
+      permutation = permutation && p >= 0 && p < rank && !seen[static_cast<size_t>(p)];
+      if (p >= 0 && p < rank) seen[static_cast<size_t>(p)] = true;
+    }
+    if (!permutation)
+      throw Error("node " + NodeLabel(node) + ": perm " + weights::FormatShape(attrs.Ints("perm")) +
+                  " is not a permutation of the " + std::to_string(rank) + " axes");
     std::vector<int64_t> shape;
-    for (int64_t p : perm) shape.push_back(a.shape[NormAxis(p, rank, node)]);
+    for (int64_t p : perm) shape.push_back(a.shape[static_cast<size_t>(p)]);
     auto in_strides = Strides(a.shape);
     Values r = ValuesLike(a.dtype, shape);
     for (int64_t k = 0; k < r.size(); ++k) {
       int64_t rem = k, src = 0;
       for (int64_t d = rank - 1; d >= 0; --d) {
-        src += (rem % shape[d]) * in_strides[perm[d] < 0 ? perm[d] + rank : perm[d]];
+        src += (rem % shape[d]) * in_strides[perm[d]];
         rem /= shape[d];
       }
       CopyValue(r, k, a, src);
