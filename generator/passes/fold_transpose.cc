@@ -101,7 +101,9 @@ std::vector<Folded> FoldTranspose(MSCGraph& graph, weights::TensorMap& weights) 
     // axes'[d] = p[axes[k][d]], and reads x.
     for (size_t k = 0; k < 3; ++k) {
       auto it = producer.find(a.inputs[k]);
-      if (it == producer.end()) continue;
+      // A permute an earlier attention already wrote through (its output fold) is that
+      // attention's output now: reading it is reading the permuted value, nothing to compose.
+      if (it == producer.end() || removed.count(it->second)) continue;
       const MSCJoint& p = graph.nodes[it->second];
       const std::optional<Perm> perm = PermuteOf(p);
       if (!perm) continue;

@@ -714,4 +714,24 @@ TEST_SUITE("passes") {
     CHECK(h.Fold(g, {r1, r2}, msc::passes::FoldTranspose).empty());
     CHECK(g.FindNode("p1") != nullptr);
   }
+
+  TEST_CASE("fold_transpose: a permute between two attentions is composed once") {
+    // a1's result goes through p (read only there) into a2's query: a1 absorbs p (its output fold),
+    // and a2 then reads a1's output as it is (composing p into a2 too applied it twice).
+    FoldGraph f;
+    const Json to_bnsh = {{"axes", "0,2,1,3"}};
+    const auto x = f.Input("x", "float32", {1, 4, 2, 8});
+    const auto a1 = f.Op("a1", "msc.attention", {x, x, x}, "float32", {1, 2, 4, 8});
+    const auto p = f.Op("p", "permute_dims", {a1}, "float32", {1, 4, 2, 8}, to_bnsh);
+    const auto a2 = f.Op("a2", "msc.attention", {p, x, x}, "float32", {1, 2, 4, 8});
+    msc::ir::MSCGraph g;
+    auto done = f.Fold(g, {a2}, msc::passes::FoldTranspose);
+    REQUIRE(done.size() == 1);
+    CHECK(done[0].node == "p");
+    CHECK(done[0].into == "a1");
+    CHECK(AxesOf(*g.FindNode("a1"), "axes_3") == std::vector<int64_t>{0, 1, 2, 3});
+    CHECK(g.FindNode("a1")->outputs[0].shape == std::vector<int64_t>{1, 4, 2, 8});
+    CHECK(g.FindNode("a2")->inputs == std::vector<std::string>{"a1:0", "x:0", "x:0"});
+    CHECK(g.FindNode("a2")->FindAttr("axes") == nullptr);  // untouched: [0, 2, 1, 3]
+  }
 }
