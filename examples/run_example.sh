@@ -12,6 +12,8 @@
 #
 # Environment:
 #   MSC_BACKENDS          backends to generate, space separated (default "torch")
+#   MSC_PRECISION         generate --precision (default fp32); another value (fp16) generates into
+#                         <root>/<example>/<backend>_<precision>
 #   MSC_PROJECT_TEST_CMD  command run inside the generated project to test it; by default the
 #                         first of ./run_test.sh, ./test.sh, `python3 test_model.py`,
 #                         `python3 test.py`, `python3 -m pytest -q` that applies (hook for the
@@ -68,10 +70,12 @@ run_project_test() {
 }
 
 for backend in ${MSC_BACKENDS:-torch}; do
+  PRECISION="${MSC_PRECISION:-fp32}"
   PROJECT="$OUT/$backend"
-  echo "== $BIN generate --backend $backend -> $PROJECT"
+  [ "$PRECISION" = fp32 ] || PROJECT="${PROJECT}_$PRECISION"
+  echo "== $BIN generate --backend $backend --precision $PRECISION -> $PROJECT"
   "$BIN" generate --graph "$EXPORT/graph.json" --weights "$EXPORT/weights.safetensors" \
-    --golden "$EXPORT/golden" --backend "$backend" --out "$PROJECT" --force
+    --golden "$EXPORT/golden" --backend "$backend" --precision "$PRECISION" --out "$PROJECT" --force
   echo "== test the generated $backend project"
   run_project_test "$PROJECT"
 done

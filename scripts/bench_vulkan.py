@@ -2,7 +2,7 @@
 """Vulkan backend benchmark: generated binary vs PyTorch on this machine's CPU, in one run.
 
     /usr/bin/python3 scripts/bench_vulkan.py [--examples resnet18 mobilenet_v2 squeezenet1_0 text_transformer]
-                                             [--runs 50] [--repeat 3] [--compare-direct] [--no-profile]
+                                             [--runs 50] [--repeat 3] [--compare-direct] [--fp16] [--no-profile]
 
 For each example: export it (examples/<name>/export.py, or examples/models/export.py --model <name>
 for the torchvision models without their own folder, e.g. squeezenet1_0), generate the vulkan and
@@ -14,6 +14,8 @@ peak vs the largest sum of simultaneously live tensors, from model.cc, and vs th
 activations). --compare-direct also times the same binary with MSC_VK_CONV=direct (the runtime's
 original direct convolution kernel for every conv) to show what the convolution algorithms of
 runtime/vulkan/ops_gemm.cc (Winograd, 1x1 GEMM, im2col + GEMM, depthwise) buy on this device.
+--fp16 also generates and times the `generate --precision fp16` project (conv / linear weights
+stored as float16) in the same alternation, and prints its golden line (max abs / rel error).
 Unless --no-profile, prints each model's GPU time per op type (`model --profile`: timestamp
 queries; conv rows split by algorithm). Finally the GEMM shader's GFLOP/s at 1024^3
 (<build>/tests/bench_gemm). The machine's load average is printed before and after: on a shared
@@ -88,11 +90,13 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="alternating vulkan/torch measurements")
     ap.add_argument("--compare-direct", action="store_true",
                     help="also time the vulkan binary with MSC_VK_CONV=direct")
+    ap.add_argument("--fp16", action="store_true",
+                    help="also time the vulkan project generated with --precision fp16")
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--keep", default="", help="keep the exported/generated projects in this folder")
     args = ap.parse_args()
     print("load average at start: %s (%d CPUs)" % (load(), os.cpu_count()))
-    rows, profiles = [], []
+    rows, profiles, fp16_rows = [], [], []
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = args.keep or tmp_dir
         for name in args.examples:
@@ -103,16 +107,27 @@ def main():
                 projects[backend] = os.path.join(tmp, name + "-" + backend)
                 run([args.binary, "generate", "--graph", exp + "/graph.json", "--weights", exp + "/weights.safetensors",
                      "--golden", exp + "/golden", "--backend", backend, "--out", projects[backend]])
+            if args.fp16:
+                projects["fp16"] = os.path.join(tmp, name + "-vulkan-fp16")
+                run([args.binary, "generate", "--graph", exp + "/graph.json", "--weights", exp + "/weights.safetensors",
+                     "--golden", exp + "/golden", "--backend", "vulkan", "--precision", "fp16",
+                     "--out", projects["fp16"]])
+            for key in ("vulkan", "fp16") if args.fp16 else ("vulkan",):
+                run(["cmake", "-S", projects[key], "-B", projects[key] + "/build", "-DCMAKE_BUILD_TYPE=Release"])
+                run(["cmake", "--build", projects[key] + "/build", "-j2"])
             vk = projects["vulkan"]
-            run(["cmake", "-S", vk, "-B", vk + "/build", "-DCMAKE_BUILD_TYPE=Release"])
-            run(["cmake", "--build", vk + "/build", "-j2"])
             model = vk + "/build/model"
             golden = run([model]).strip().splitlines()[-1]
-            vk_times, torch_times, direct_times = [], [], []
+            fp16_model = projects["fp16"] + "/build/model" if args.fp16 else None
+            if fp16_model:
+                fp16_golden = [l for l in run([fp16_model]).splitlines() if l.startswith("output ")]
+            vk_times, torch_times, direct_times, fp16_times = [], [], [], []
             out = ""
             for _ in range(args.repeat):
                 p50, out = vk_p50(model, args.runs)
                 vk_times.append(p50)
+                if fp16_model:
+                    fp16_times.append(vk_p50(fp16_model, args.runs)[0])
                 torch_out = run([PY, "-c", TORCH_BENCH, projects["torch"], str(args.runs)], cwd=projects["torch"])
                 torch_times.append(float(re.search(r"p50 ([0-9.]+)", torch_out).group(1)))
                 if args.compare_direct:
@@ -123,6 +138,9 @@ def main():
             bound = int(m.group(1)) if m else 0
             rows.append((name, statistics.median(vk_times), min(vk_times), statistics.median(torch_times),
                          statistics.median(direct_times) if direct_times else None, peak, bound, naive, golden))
+            if fp16_model:
+                fp16_rows.append((name, statistics.median(fp16_times), min(fp16_times), statistics.median(vk_times),
+                                  fp16_golden))
             if not args.no_profile:
                 prof = run([model, "--bench", str(args.runs), "--profile"])
                 profiles.append((name, prof[prof.index("profile:"):] if "profile:" in prof else prof))
@@ -133,6 +151,12 @@ def main():
         print("%-18s %12.2f %12.2f %12.2f %9.2f %14s %12d %12d %12d  %s" % (
             name, vk_med, vk_best, torch_med, vk_med / torch_med, "%.2f" % direct if direct else "-", peak, bound,
             naive, golden))
+    if fp16_rows:
+        print("\n--precision fp16 (conv / linear weights float16):")
+        print("%-18s %12s %12s %12s %9s  %s" % ("example", "fp16 p50 ms", "fp16 best", "fp32 p50", "fp16/fp32",
+                                               "golden (fp16 tolerance)"))
+        for name, med, best, fp32, golden16 in fp16_rows:
+            print("%-18s %12.2f %12.2f %12.2f %9.2f  %s" % (name, med, best, fp32, med / fp32, "; ".join(golden16)))
     for name, prof in profiles:
         print("\n[%s] %s" % (name, prof.strip()))
     gemm = os.path.join(args.build_dir, "tests", "bench_gemm")

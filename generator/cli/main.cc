@@ -180,6 +180,12 @@ int main(int argc, char** argv) {
                        "node name); specializes the graph's dynamic dims (MSC prims); repeatable");
   generate->add_flag("--force", gen.force,
                      "replace a non-empty --out that msc-codegen did not generate");
+  generate
+      ->add_option("--precision", gen.precision,
+                   "fp32 (default: the graph's dtypes) or fp16: float32 weights of the backend's "
+                   "heavy ops (backend.yaml precision.fp16, e.g. conv and linear weights) stored "
+                   "as float16, computed in float32; the golden tolerance is the backend's")
+      ->check(CLI::IsMember(msc::emit::PrecisionNames()));
   generate->add_flag("--no-passes", gen.no_passes,
                      "skip the backend's graph passes (backend.yaml passes: constant and BatchNorm "
                      "folding, ...): every node is emitted by its own snippet");
@@ -254,6 +260,10 @@ int main(int argc, char** argv) {
   context_cmd->add_option("--section", ctx_query.section, "op_sections entry (default: the first)");
   context_cmd->add_option("--shape", ctx_shape_args, "NAME=D0,D1,...: as generate --shape");
   context_cmd->add_option("--golden", ctx_opts.golden_dir, "as generate --golden (--project)");
+  context_cmd
+      ->add_option("--precision", ctx_opts.precision,
+                   "as generate --precision (--project: options.precision; needs --weights)")
+      ->check(CLI::IsMember(msc::emit::PrecisionNames()));
   auto* ctx_project = context_cmd->add_flag("--project", ctx_query.project,
                                             "the context of the project files instead of a node's");
   ctx_node->excludes(ctx_project);

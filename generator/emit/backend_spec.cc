@@ -1,6 +1,7 @@
 #include "generator/emit/backend_spec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -44,7 +45,45 @@ void CheckRelative(const StrictYaml& r, const YAML::Node& n, const std::string& 
   if (bad) r.Fail(n, "'" + path + "' must be a relative path inside the output folder");
 }
 
+/// `precision: {fp16: {weights: {optype: [role, ...]}, atol: X, rtol: X}}`: every entry needs
+/// all three keys; tolerances are finite and >= 0, at least one of them > 0.
+void ParsePrecisions(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec) {
+  for (const auto& [name, entry] : r.Map(v, "precision", {"fp16"})) {
+    Precision p;
+    p.name = name;
+    bool has[3] = {false, false, false};
+    for (const auto& [k, a] : r.Map(entry, "precision." + name, {"weights", "atol", "rtol"})) {
+      if (k == "weights") {
+        has[0] = true;
+        for (const auto& [optype, roles] : r.Map(a, "precision." + name + ".weights", {}))
+          p.weights[optype] = r.StrList(roles, "precision." + name + ".weights." + optype);
+        continue;
+      }
+      double x = -1;
+      try {
+        x = a.as<double>();
+      } catch (const YAML::Exception&) {
+        r.Fail(a, "precision." + name + "." + k + " must be a number");
+      }
+      if (!(x >= 0) || !std::isfinite(x))
+        r.Fail(a, "precision." + name + "." + k + " must be a finite number >= 0");
+      (k == "atol" ? p.atol : p.rtol) = x;
+      has[k == "atol" ? 1 : 2] = true;
+    }
+    if (!has[0] || !has[1] || !has[2])
+      r.Fail(entry, "precision." + name + " needs 'weights', 'atol' and 'rtol'");
+    if (p.atol == 0 && p.rtol == 0)
+      r.Fail(entry, "precision." + name + ": atol and rtol cannot both be 0");
+    spec->precisions[name] = std::move(p);
+  }
+}
+
 }  // namespace
+
+const std::vector<std::string>& PrecisionNames() {
+  static const std::vector<std::string> names = {"fp32", "fp16"};
+  return names;
+}
 
 BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string& backend) {
   fs::path dir = fs::path(templates_root) / backend;
@@ -65,10 +104,11 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
   BackendSpec spec;
   spec.dir = dir.string();
   spec.name = backend;
-  for (const auto& [key, v] : r.Map(root, "backend.yaml",
-                                    {"summary", "op_template", "op_sections", "no_snippet", "files",
-                                     "copy", "weights", "golden", "reserved_names", "memory_plan",
-                                     "fuse_epilogues", "fuse_elementwise", "passes"})) {
+  for (const auto& [key, v] :
+       r.Map(root, "backend.yaml",
+             {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights",
+              "golden", "reserved_names", "memory_plan", "fuse_epilogues", "fuse_elementwise",
+              "passes", "precision"})) {
     if (key == "summary") {
       spec.summary = r.Str(v, key);
     } else if (key == "op_template") {
@@ -108,6 +148,8 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
           r.Fail(v, "unknown pass '" + name + "' (known: " + list + ")");
         }
       }
+    } else if (key == "precision") {
+      ParsePrecisions(r, v, &spec);
     } else if (key == "fuse_epilogues") {
       const auto entries =
           r.Map(v, "fuse_epilogues", {"producers", "epilogues", "residual", "residual_producers"});

@@ -2,10 +2,24 @@
 // this file is all the C++ knows about any of them (see templates/README.md for the format).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace msc::emit {
+
+/// A reduced precision a backend offers (backend.yaml `precision.<name>`, `generate --precision
+/// <name>`). Today: fp16, weights stored as float16.
+struct Precision {
+  std::string name;  ///< "fp16"
+  /// optype -> weight roles (node.weights keys) whose float32 tensors are stored as float16
+  /// (passes::StoreWeightsAsFloat16: a tensor any other node or role reads stays float32).
+  std::map<std::string, std::vector<std::string>> weights;
+  /// The golden check's tolerance for float outputs at this precision: |a - b| <= atol +
+  /// rtol * |b| (the projects state it; the float32 default is the backend's own).
+  double atol = 0;
+  double rtol = 0;
+};
 
 struct ProjectFile {
   std::string template_name;  ///< relative to the backend folder, e.g. "project/model.py.j2".
@@ -59,10 +73,15 @@ struct BackendSpec {
   long long fuse_elementwise_max_inputs = 0;
   /// Graph passes run before the context is built, in order (passes::PassNames()).
   std::vector<std::string> passes;
+  /// Reduced precisions the backend offers besides float32, by name (PrecisionNames()).
+  std::map<std::string, Precision> precisions;
 
   /// Snippet path for an optype, relative to dir: "nn.conv2d" -> "ops/nn/conv2d.py.j2".
   std::string OpTemplateFor(const std::string& optype) const;
 };
+
+/// Names `generate --precision` takes: "fp32" (the default: the graph's own dtypes) and "fp16".
+const std::vector<std::string>& PrecisionNames();
 
 /// Loads <templates_root>/<backend>/backend.yaml. Strict like the opdef loader: unknown or
 /// duplicate keys and bad types are msc::Error "<file>:<line>:<col>: ...". An unknown backend

@@ -103,12 +103,31 @@ void CheckSnippets(const ir::MSCGraph& graph, const BackendSpec& spec) {
   }
 }
 
+/// The backend's entry for `--precision`; nullptr for fp32. Throws msc::Error for a name that is
+/// not a precision or that the backend does not offer (listing what it offers).
+const Precision* FindPrecision(const GenerateOptions& o, const BackendSpec& spec) {
+  const auto& names = PrecisionNames();
+  if (std::find(names.begin(), names.end(), o.precision) == names.end())
+    throw Error("--precision '" + o.precision + "': expected fp32 or fp16");
+  if (o.precision == "fp32") return nullptr;
+  const auto it = spec.precisions.find(o.precision);
+  if (it == spec.precisions.end()) {
+    std::string offered = "fp32";
+    for (const auto& [name, p] : spec.precisions) offered += ", " + name;
+    throw Error("backend '" + spec.name + "' does not offer --precision " + o.precision +
+                " (its backend.yaml `precision` offers: " + offered + ")");
+  }
+  return &it->second;
+}
+
 /// Reads and binds the weights (or takes those an ONNX import produced), runs the backend's graph
-/// passes on graph and weights (recording what they folded in *folded), and adds the weights to
-/// the project. Returns how many go into it.
+/// passes on graph and weights (recording what they folded in *folded), stores weights at the
+/// reduced `precision` (if any; their names in *reduced), and adds the weights to the project.
+/// Returns how many go into it.
 size_t AddWeights(const GenerateOptions& o, ir::MSCGraph& graph, const BackendSpec& spec,
                   const opdef::OpDefRegistry& opdefs, OutputTree& tree,
-                  const weights::TensorMap* imported, std::vector<passes::Folded>* folded) {
+                  const weights::TensorMap* imported, std::vector<passes::Folded>* folded,
+                  const Precision* precision, std::vector<std::string>* reduced) {
   bool needs_weights = false;
   for (const auto& n : graph.nodes) needs_weights = needs_weights || !n.weights.empty();
   auto bound = std::make_shared<weights::TensorMap>();
@@ -124,6 +143,7 @@ size_t AddWeights(const GenerateOptions& o, ir::MSCGraph& graph, const BackendSp
     *folded = passes::RunPasses(spec.passes, graph, *bound);
     if (!folded->empty()) ir::Validate(graph, &opdefs);  // a pass must leave a valid graph
   }
+  if (precision) *reduced = passes::StoreWeightsAsFloat16(graph, *bound, precision->weights);
   if (!spec.weights_output.empty())
     tree.AddWriter(spec.weights_output,
                    [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
@@ -283,6 +303,7 @@ void AddCopies(const BackendSpec& spec, tmpl::Environment& env, const tmpl::Data
 Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* summary_out) {
   const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
   const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
+  const Precision* precision = FindPrecision(o, spec);
   ir::MSCGraph graph;
   std::unique_ptr<weights::TensorMap> imported;
   const bool onnx = frontend::onnx_import::IsOnnxFile(o.graph_path);
@@ -317,9 +338,11 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
   OutputTree tree;
   GenerateSummary summary;
   std::vector<passes::Folded> folded;
+  std::vector<std::string> reduced;
   summary.nodes = graph.nodes.size();
   if (!query || imported || !o.weights_path.empty())  // a context query needs no weights
-    summary.weights = AddWeights(o, graph, spec, opdefs, tree, imported.get(), &folded);
+    summary.weights =
+        AddWeights(o, graph, spec, opdefs, tree, imported.get(), &folded, precision, &reduced);
   summary.nodes = graph.nodes.size();  // after the graph passes
   Json golden_files = AddGolden(o, graph, spec, tree);
 
@@ -337,6 +360,16 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
   backend.emplace_back(Value::Str("golden"), Value::Str(spec.golden_output));
   options.emplace_back(Value::Str("has_golden"), Value::Bool(!o.golden_dir.empty()));
   options.emplace_back(Value::Str("golden_files"), tmpl::FromJsonDeep(golden_files));
+  tmpl::ValueDict prec;
+  prec.emplace_back(Value::Str("name"), Value::Str(o.precision));
+  if (precision) {
+    prec.emplace_back(Value::Str("atol"), Value::Float(precision->atol));
+    prec.emplace_back(Value::Str("rtol"), Value::Float(precision->rtol));
+    tmpl::ValueList names;
+    for (const auto& n : reduced) names.push_back(Value::Str(n));
+    prec.emplace_back(Value::Str("weights"), Value::List(std::move(names)));
+  }
+  options.emplace_back(Value::Str("precision"), Value::Dict(std::move(prec)));
   root.emplace_back(Value::Str("graph"), ctx.Graph());
   root.emplace_back(Value::Str("backend"), Value::Dict(std::move(backend)));
   root.emplace_back(Value::Str("options"), Value::Dict(std::move(options)));

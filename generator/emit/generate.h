@@ -28,6 +28,9 @@ struct GenerateOptions {
   /// given, the graph's dynamic dims are specialized first (ir::SpecializeShapes).
   std::map<std::string, std::vector<int64_t>> input_shapes;
   bool force = false;
+  /// `--precision`: "fp32" (the graph's dtypes) or a precision the backend's backend.yaml offers
+  /// (`precision.fp16`: weights stored as float16, see passes::StoreWeightsAsFloat16).
+  std::string precision = "fp32";
   /// Skip the backend's graph passes (backend.yaml `passes`): every node keeps its own snippet.
   bool no_passes = false;
   /// Graphs (MSCGraph JSON or imported ONNX) with more nodes are refused (ir::kDefaultMaxNodes).

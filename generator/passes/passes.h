@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -94,5 +95,16 @@ std::vector<Folded> FoldConstant(ir::MSCGraph& graph, weights::TensorMap& weight
 /// Attention nodes whose axes do not parse as permutations of 0..3 are left alone. Records
 /// {"fold_transpose", <permute_dims>, <attention>} for each removed permute_dims.
 std::vector<Folded> FoldTranspose(ir::MSCGraph& graph, weights::TensorMap& weights);
+
+/// Weight storage in float16 (`generate --precision fp16`; issue 9): every float32 weight tensor
+/// that is read only through the listed (optype -> node.weights roles, e.g. {"nn.conv2d":
+/// ["weight"]}) is stored as float16, rounded to nearest even (IEEE 754 binary16; the backend's
+/// kernels widen it to float32 and accumulate in float32). The tensor's dtype becomes "float16"
+/// in `weights` and in every node naming it. A tensor also read through a role or optype not
+/// listed stays float32, and so does one with a finite value past float16's range (|x| > 65504)
+/// rather than turn infinite. Returns the converted tensor names, sorted. Never throws.
+std::vector<std::string> StoreWeightsAsFloat16(
+    ir::MSCGraph& graph, weights::TensorMap& weights,
+    const std::map<std::string, std::vector<std::string>>& roles);
 
 }  // namespace msc::passes

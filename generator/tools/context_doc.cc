@@ -124,6 +124,13 @@ const std::vector<FieldDoc>& ProjectFieldDocs() {
       {"options.has_golden", "bool", "generate was given --golden"},
       {"options.golden_files", "[str]",
        "extra *.safetensors file names copied from --golden (besides inputs/outputs)"},
+      {"options.precision.name", "str", "generate --precision: fp32 (default) or fp16"},
+      {"options.precision.atol", "float",
+       "golden tolerance of the reduced precision (backend.yaml precision.<name>.atol); absent "
+       "for fp32"},
+      {"options.precision.rtol", "float", "as atol: precision.<name>.rtol; absent for fp32"},
+      {"options.precision.weights", "[str]",
+       "weight tensors stored as float16 (sorted names); absent for fp32"},
   };
   return kDocs;
 }

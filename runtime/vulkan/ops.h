@@ -3,10 +3,11 @@
 // Program and dispatches it on a grid within the device limits. Generated model.cc calls these.
 //
 // Tensors are row-major. Conv/GEMM/pool/normalization ops take float32 (layouts NCHW (X, Y) and
-// OIHW (W)); the elementwise, creation, data-movement and indexing ops take float32, float16,
-// int32, int64 and bool (see "dtypes" below). Attributes use MSC's meaning and order:
-// padding = {top, left, bottom, right}; strides/dilation = {h, w}.
-// Every shape or dtype mismatch throws msc_vk::Error("<optype> '<output name>': ...").
+// OIHW (W); the conv and Linear / LinearBias / Dense weight may be float16, widened on read:
+// generate --precision fp16); the elementwise, creation, data-movement and indexing ops take
+// float32, float16, int32, int64 and bool (see "dtypes" below). Attributes use MSC's meaning and
+// order: padding = {top, left, bottom, right}; strides/dilation = {h, w}. Every shape or dtype
+// mismatch throws msc_vk::Error("<optype> '<output name>': ...").
 //
 // dtypes: float16 is storage only (kernels compute in float32 and round to nearest even on
 // store); integers compute in their own width (int64 as 64-bit integers); bool is one byte 0/1.

@@ -37,6 +37,15 @@ void CheckFloat32(const char* optype, const Tensor& y,
   }
 }
 
+void CheckFloatWeight(const char* optype, const Tensor& y, const Tensor& w) {
+  if (!w.buffer) Fail(optype, y, "tensor " + w.Describe() + " has no buffer");
+  if (w.dtype != DType::kFloat32 && w.dtype != DType::kFloat16) {
+    Fail(optype, y,
+         "weight " + w.Describe() + " is " + DTypeName(w.dtype) +
+             "; the Vulkan shaders take float32 or float16 weights");
+  }
+}
+
 void CheckRank(const char* optype, const Tensor& y, const Tensor& t, size_t rank,
                const char* role) {
   if (t.shape.size() != rank) {

@@ -17,6 +17,9 @@ namespace detail {
 // Every tensor must be float32 with a buffer.
 void CheckFloat32(const char* optype, const Tensor& y,
                   std::initializer_list<const Tensor*> tensors);
+// A weight operand read through a float texel view (conv, linear / dense): float32, or float16
+// (generate --precision fp16: the view widens it, the kernel computes in float32), with a buffer.
+void CheckFloatWeight(const char* optype, const Tensor& y, const Tensor& w);
 // t must have `rank` dims; `role` names it ("input", "weight").
 void CheckRank(const char* optype, const Tensor& y, const Tensor& t, size_t rank, const char* role);
 // Checked narrowing for push constants.

@@ -48,7 +48,8 @@ int64_t Pool1dOut(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int6
 
 void Conv1dImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& w,
                 const Tensor* bias, const Tensor& y, const Conv1dAttrs& a) {
-  CheckFloat32(op, y, {&x, &w, &y});
+  CheckFloat32(op, y, {&x, &y});
+  detail::CheckFloatWeight(op, y, w);
   CheckRank(op, y, x, 3, "input");
   CheckRank(op, y, w, 3, "weight");
   CheckRank(op, y, y, 3, "output");
@@ -322,7 +323,8 @@ void Conv2dTranspose(Program& p, const Tensor& x, const Tensor& w, const Tensor&
 void Conv1dTranspose(Program& p, const Tensor& x, const Tensor& w, const Tensor& y,
                      const ConvTranspose1dAttrs& a) {
   const char* op = "nn.conv1d_transpose";
-  CheckFloat32(op, y, {&x, &w, &y});
+  CheckFloat32(op, y, {&x, &y});
+  detail::CheckFloatWeight(op, y, w);
   CheckRank(op, y, x, 3, "input");
   CheckRank(op, y, w, 3, "weight");
   CheckRank(op, y, y, 3, "output");

@@ -40,10 +40,11 @@ VkDeviceSize BoundRange(const Binding& b) {
 
 VkFormat TexelFormat(View view, const Tensor& t) {
   switch (view) {
-    case View::kTexelFloat:
-      return VK_FORMAT_R32_SFLOAT;
+    case View::kTexelFloat:  // float16 tensors (weights at --precision fp16) widen on fetch
+      return t.dtype == DType::kFloat16 ? VK_FORMAT_R16_SFLOAT : VK_FORMAT_R32_SFLOAT;
     case View::kTexelVec4:
-      return VK_FORMAT_R32G32B32A32_SFLOAT;
+      return t.dtype == DType::kFloat16 ? VK_FORMAT_R16G16B16A16_SFLOAT
+                                        : VK_FORMAT_R32G32B32A32_SFLOAT;
     case View::kTexelUvec4:
       return VK_FORMAT_R32G32B32A32_UINT;
     case View::kTexelUint:
@@ -70,6 +71,10 @@ const char* TexelFormatName(VkFormat f) {
       return "R32G32B32A32_SFLOAT";
     case VK_FORMAT_R32G32B32A32_UINT:
       return "R32G32B32A32_UINT";
+    case VK_FORMAT_R16_SFLOAT:
+      return "R16_SFLOAT";
+    case VK_FORMAT_R16G16B16A16_SFLOAT:
+      return "R16G16B16A16_SFLOAT";
     case VK_FORMAT_R8_UINT:
       return "R8_UINT";
     case VK_FORMAT_R16_UINT:
@@ -134,8 +139,9 @@ void GlobalBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccess
 uint32_t TexelBytes(View view, const Tensor& t) {
   switch (view) {
     case View::kTexelFloat:
-      return 4;
+      return t.dtype == DType::kFloat16 ? 2 : 4;
     case View::kTexelVec4:
+      return t.dtype == DType::kFloat16 ? 8 : 16;
     case View::kTexelUvec4:
       return 16;
     case View::kTexelUint:

@@ -44,11 +44,13 @@ enum class Access { kRead, kWrite, kReadWrite };
 
 // How the shader sees a binding: a storage buffer (`buffer { float x[]; }`), or a read-only
 // uniform texel buffer (texelFetch) of float (R32_SFLOAT) or vec4 (R32G32B32A32_SFLOAT) texels
-// (`uniform samplerBuffer`), or of raw element bits (`uniform usamplerBuffer`): kTexelUint has
-// one texel per element in the unsigned format of the tensor's element size (R8_UINT,
-// R16_UINT, R32_UINT, R32G32_UINT for 1/2/4/8 bytes), kTexelUvec4 four 4-byte elements per
-// texel (R32G32B32A32_UINT). Texel fetches are gathers on CPU devices, far cheaper there than
-// storage-buffer loads; kernels use them for their big read-only operands.
+// (`uniform samplerBuffer`; a float16 tensor gets R16_SFLOAT / R16G16B16A16_SFLOAT, widened to
+// float by the fetch: the fp16 weights of `--precision fp16`, no shaderFloat16 needed), or of raw
+// element bits (`uniform usamplerBuffer`): kTexelUint has one texel per element in the unsigned
+// format of the tensor's element size (R8_UINT, R16_UINT, R32_UINT, R32G32_UINT for 1/2/4/8 bytes),
+// kTexelUvec4 four 4-byte elements per texel (R32G32B32A32_UINT). Texel fetches are gathers on CPU
+// devices, far cheaper there than storage-buffer loads; kernels use them for their big read-only
+// operands.
 enum class View { kStorage, kTexelFloat, kTexelVec4, kTexelUint, kTexelUvec4 };
 
 struct Binding {

@@ -283,3 +283,48 @@ def test_vulkan_concat_in_place(tmp_path):
     assert "// in place: a, b were written into their slices of c\n" in model
     assert model.count("ops::Concat(") == 1  # e: s's 192 bytes put d at a misaligned offset
     assert "ops::Concat(prog, {s, d}, e, /*axis=*/1);" in model
+
+
+def _safetensors_dtypes(path):
+    import struct
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+    return {k: v["dtype"] for k, v in header.items() if k != "__metadata__"}
+
+
+def test_precision_fp16_stores_linear_weights_as_float16(tmp_path, real_golden):
+    """--precision fp16 (vulkan backend.yaml precision.fp16): the linear weights go to the project as
+    F16 (bias stays F32), model.cc declares them float16, and main.cc / README carry the fp16 golden
+    tolerance. The kernels reading them run in tests/vulkan (float16 weights of every conv
+    algorithm and GEMM) and on resnet18 in e2e_vulkan_resnet18_fp16."""
+    out = tmp_path / "vk"
+    run_cli("generate", "--graph", real("mlp", "graph.json"), "--weights", real("mlp", "weights.safetensors"),
+            "--backend", "vulkan", "--precision", "fp16", "--out", out, "--golden", real_golden("mlp"))
+    assert _safetensors_dtypes(out / "weights.safetensors") == {
+        "const": "F16", "const_1": "F32", "const_2": "F16", "const_3": "F32"}
+    model = (out / "model.cc").read_text()
+    assert "{\"const\", DType::kFloat16, {128, 784}}" in model and "{\"const_1\", DType::kFloat32, {128}}" in model
+    main = (out / "main.cc").read_text()
+    assert "defaults.tol.atol = 0.01;" in main and "defaults.tol.rtol = 0.01;" in main
+    assert "2 weight tensors stored as float16" in main
+    assert "Golden tolerance: atol = 0.01, rtol = 0.01" in (out / "README.md").read_text()
+    # fp32 (the default) keeps every weight float32 and the runtime's default tolerance.
+    run_cli("generate", "--graph", real("mlp", "graph.json"), "--weights", real("mlp", "weights.safetensors"),
+            "--backend", "vulkan", "--out", tmp_path / "fp32")
+    assert set(_safetensors_dtypes(tmp_path / "fp32" / "weights.safetensors").values()) == {"F32"}
+    assert "defaults.tol" not in (tmp_path / "fp32" / "main.cc").read_text()
+
+
+@pytest.mark.parametrize("backend", ["torch", "relax", "numpy"])
+def test_precision_fp16_is_refused_where_the_backend_does_not_offer_it(backend, tmp_path):
+    proc = run_cli("generate", "--graph", real("mlp", "graph.json"), "--weights", real("mlp", "weights.safetensors"),
+                   "--backend", backend, "--precision", "fp16", "--out", tmp_path / "o", check=False)
+    assert proc.returncode != 0
+    assert ("backend '%s' does not offer --precision fp16 (its backend.yaml `precision` offers: fp32)" % backend
+            in proc.stderr), proc.stderr
+    assert not (tmp_path / "o").exists()
+    proc = run_cli("generate", "--graph", real("mlp", "graph.json"), "--backend", "vulkan",
+                   "--precision", "bf16", "--out", tmp_path / "o", check=False)
+    assert proc.returncode != 0 and "--precision" in proc.stderr and "bf16" in proc.stderr, proc.stderr
+    assert not (tmp_path / "o").exists()

@@ -348,7 +348,12 @@ def test_context_project_and_errors(tree):
     assert list(proj) == ["graph", "backend", "options"]
     assert proj["backend"] == {"name": "vulkan", "summary": proj["backend"]["summary"],
                                "weights": "weights.safetensors", "golden": "golden"}
-    assert proj["options"] == {"has_golden": False, "golden_files": []}
+    assert proj["options"] == {"has_golden": False, "golden_files": [], "precision": {"name": "fp32"}}
+    # --precision fp16: the weights stored as float16 are named, with the backend's tolerance.
+    fp16 = context(tree, graph, "--project", "--backend", "vulkan", "--precision", "fp16",
+                   "--weights", os.path.join(CONV_RELU, "weights.safetensors"))
+    assert fp16["options"]["precision"] == {"name": "fp16", "atol": 0.01, "rtol": 0.01, "weights": ["const"]}
+    assert fp16["graph"]["weights"][0]["dtype"] == "float16"
     assert proj["graph"]["memory"]["alignment"] == 256
     assert all(n["code"] for n in proj["graph"]["nodes"])
     for args, message in [(["--node", "nope"], 'no node "nope" (nodes: "inp_0", "conv2d", "relu")'),

@@ -463,5 +463,30 @@ TEST_CASE("backend.yaml is read strictly, with file:line:col") {
   CHECK(error_for(ok + "copy: [{from: x, to: y, filter: {match: '*.c', keep: k.j2, x: 1}}]\n")
             .rfind(file + ":4:", 0) == 0);
   CHECK(error_for("op_template: [\n").rfind(file + ":", 0) == 0);
+  // precision: only fp16, all three keys, tolerances numbers >= 0 and not both 0.
+  const std::string fp16 = "precision: {fp16: {weights: {nn.conv2d: [weight]}, ";
+  CHECK(error_for(ok + fp16 + "atol: 0.01, rtol: 0}}\n") == "");
+  CHECK(error_for(ok + "precision: {bf16: {}}\n")
+            .rfind(file + ":4:13: unknown key 'bf16' in precision (valid keys: fp16)", 0) == 0);
+  CHECK(error_for(ok + fp16 + "atol: 0.01}}\n") ==
+        file + ":4:19: precision.fp16 needs 'weights', 'atol' and 'rtol'");
+  CHECK(error_for(ok + fp16 + "atol: -1, rtol: 0.1}}\n") ==
+        file + ":4:63: precision.fp16.atol must be a finite number >= 0");
+  CHECK(error_for(ok + fp16 + "atol: 0, rtol: 0}}\n") ==
+        file + ":4:19: precision.fp16: atol and rtol cannot both be 0");
+  CHECK(error_for(ok + "precision: {fp16: {weights: {nn.conv2d: weight}, atol: 1, rtol: 1}}\n") ==
+        file + ":4:42: precision.fp16.weights.nn.conv2d must be a list of strings");
   fs::remove_all(root);
+}
+
+TEST_CASE("backend precisions: vulkan offers fp16 for its conv / linear weights") {
+  const std::string root = std::string(MSC_SOURCE_DIR) + "/templates";
+  const auto vk = msc::emit::LoadBackendSpec(root, "vulkan");
+  REQUIRE(vk.precisions.count("fp16") == 1);
+  const auto& p = vk.precisions.at("fp16");
+  CHECK(p.weights.at("nn.conv2d") == std::vector<std::string>{"weight"});
+  CHECK(p.weights.at("msc.linear_bias") == std::vector<std::string>{"weight"});
+  CHECK(p.atol > 0);
+  for (const char* b : {"torch", "relax", "numpy"})
+    CHECK(msc::emit::LoadBackendSpec(root, b).precisions.empty());
 }

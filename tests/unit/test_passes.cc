@@ -734,4 +734,46 @@ TEST_SUITE("passes") {
     CHECK(g.FindNode("a2")->inputs == std::vector<std::string>{"a1:0", "x:0", "x:0"});
     CHECK(g.FindNode("a2")->FindAttr("axes") == nullptr);  // untouched: [0, 2, 1, 3]
   }
+
+  TEST_CASE("StoreWeightsAsFloat16: listed roles only, shared and out-of-range tensors kept") {
+    auto g = ConvBn();
+    auto w = Weights();
+    w["w"] = F32({2, 2, 1, 1}, {1, -2, 0.1f, 65504});
+    const std::map<std::string, std::vector<std::string>> roles = {
+        {"nn.conv2d", {"weight"}}, {"nn.batch_norm", {"gamma", "var"}}};
+    auto done = msc::passes::StoreWeightsAsFloat16(g, w, roles);
+    CHECK(done == std::vector<std::string>{"g", "v", "w"});
+    // binary16 bits, little-endian: 1 = 0x3c00, -2 = 0xc000, 0.1 -> 0x2e66 (nearest even),
+    // 65504 = 0x7bff (the largest finite half).
+    REQUIRE(w.at("w").dtype == "float16");
+    CHECK(w.at("w").data.size() == 8);
+    const std::vector<uint8_t> expect = {0x00, 0x3c, 0x00, 0xc0, 0x66, 0x2e, 0xff, 0x7b};
+    CHECK(std::equal(expect.begin(), expect.end(), w.at("w").data.data()));
+    CHECK(g.FindNode("conv")->FindWeight("weight")->dtype == "float16");
+    CHECK(g.FindNode("bn")->FindWeight("gamma")->dtype == "float16");
+    CHECK(g.FindNode("bn")->FindWeight("beta")->dtype == "float32");  // role not listed
+    CHECK(w.at("b").dtype == "float32");
+    auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
+    CHECK_NOTHROW(msc::ir::Validate(g, &opdefs));
+
+    // A tensor also read through a role not listed stays float32 everywhere: bn's beta reads "g".
+    auto g2 = ConvBn();
+    for (auto& n : g2.nodes)
+      for (auto& [role, t] : n.weights)
+        if (role == "beta") t.name = "g";
+    auto w2 = Weights();
+    w2.erase("b");
+    // ... and a value past float16's range (it would become inf) keeps the conv weight float32.
+    w2["w"] = F32({2, 2, 1, 1}, {1, 2, 3, 65520});
+    done = msc::passes::StoreWeightsAsFloat16(g2, w2, roles);
+    CHECK(done == std::vector<std::string>{"v"});
+    CHECK(w2.at("g").dtype == "float32");
+    CHECK(w2.at("w").dtype == "float32");
+    CHECK(g2.FindNode("bn")->FindWeight("gamma")->dtype == "float32");
+    // Nothing listed: nothing changes.
+    auto w3 = Weights();
+    auto g3 = ConvBn();
+    CHECK(msc::passes::StoreWeightsAsFloat16(g3, w3, {}).empty());
+    CHECK(w3.at("w").dtype == "float32");
+  }
 }

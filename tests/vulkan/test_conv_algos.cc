@@ -28,21 +28,27 @@ struct AlgoCase {
 };
 
 // Runs one case; `constant` marks the weights constant (Program::MarkConstant) as Model does;
-// `residual` adds a fused residual (random, y's shape) before the activation.
+// `residual` adds a fused residual (random, y's shape) before the activation; `half_weights`
+// stores W as float16 (generate --precision fp16), the reference computing with W rounded the
+// same way, so the float32 tolerance holds.
 void RunCase(msc_vk::Context& ctx, const AlgoCase& c, uint32_t seed, bool constant,
-             size_t dispatches, const std::string& row, bool residual = false) {
+             size_t dispatches, const std::string& row, bool residual = false,
+             bool half_weights = false) {
   INFO("case " << c.name << (constant ? " (constant weights)" : "") << " staging " << !ctx.uma()
-               << (residual ? " + residual" : ""));
+               << (residual ? " + residual" : "") << (half_weights ? " float16 weights" : ""));
   vkt::Arena ar(ctx);
   const auto xd = vkt::Random(msc_vk::NumElements(c.x), seed);
-  const auto wd = vkt::Random(msc_vk::NumElements(c.w), seed + 1);
+  auto wd = vkt::Random(msc_vk::NumElements(c.w), seed + 1);
+  msc_vk::Tensor w;
+  if (half_weights) w = ar.InputHalf("w", c.w, wd, &wd);  // wd: the rounded values from here on
   const auto bd = c.bias ? vkt::Random(c.w[0], seed + 2) : std::vector<float>{};
   Shape ys;
   auto conv = ref::Conv2d(xd, c.x, wd, c.w, bd, c.stride, c.pad, c.dil, c.groups, &ys);
   const auto rd = residual ? vkt::Random(conv.size(), seed + 3) : std::vector<float>{};
   for (size_t i = 0; i < rd.size(); ++i) conv[i] += rd[i];  // the unfused graph's add
   const auto expect = vkt::Activate(conv, c.act);
-  msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", c.w, wd), y = ar.Alloc(c.name, ys);
+  if (!half_weights) w = ar.Input("w", c.w, wd);
+  msc_vk::Tensor x = ar.Input("x", c.x, xd), y = ar.Alloc(c.name, ys);
   msc_vk::Tensor r;
   if (residual) r = ar.Input("r", ys, rd);
   msc_vk::Program p(ctx);
@@ -367,6 +373,97 @@ TEST_CASE("every convolution algorithm adds the fused residual before the activa
   };
   for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()})
     for (const AlgoCase& c : direct) RunCase(*ctx, c, seed += 10, true, 1, c.row, true);
+}
+
+TEST_CASE("every convolution algorithm reads float16 weights (generate --precision fp16)") {
+  // W bound through R16 / R16G16B16A16_SFLOAT views; the host-side copies (Winograd's U, im2col's
+  // zero-padded rows) keep float16 and convert on the way (also through the staging context's
+  // downloads). The reference computes with the same rounded weights: a view of the wrong format
+  // or texel size, or a U / padded copy written as float32 bits, fails at the float32 tolerance.
+  const AlgoCase cases[] = {
+      {"wino odd",
+       {2, 17, 9, 7},
+       {19, 17, 3, 3},
+       {1, 1},
+       {1, 1, 1, 1},
+       1,
+       true,
+       kRelu,
+       3,
+       "msc/conv2d_bias [winograd gemm]"},
+      {"wino vec4",
+       {1, 16, 6, 5},
+       {16, 16, 3, 3},
+       {1, 1},
+       {0, 0, 0, 0},
+       1,
+       false,
+       kNone,
+       3,
+       "nn/conv2d [winograd gemm]"},
+      {"1x1 scalar W",
+       {2, 13, 5, 7},
+       {21, 13, 1, 1},
+       {1, 1},
+       {0, 0, 0, 0},
+       1,
+       true,
+       kRelu6,
+       1,
+       "msc/conv2d_bias [1x1 gemm]"},
+      {"1x1 vec4 W",
+       {1, 32, 8, 8},
+       {40, 32, 1, 1},
+       {1, 1},
+       {0, 0, 0, 0},
+       1,
+       true,
+       kNone,
+       1,
+       "msc/conv2d_bias [1x1 gemm]"},
+      {"dw 3x3",
+       {1, 3, 11, 16},
+       {3, 1, 3, 3},
+       {1, 1},
+       {1, 1, 1, 1},
+       3,
+       true,
+       kRelu,
+       1,
+       "msc/conv2d_bias [depthwise]"},
+      {"im2col padded K",
+       {2, 3, 17, 15},
+       {20, 3, 7, 7},
+       {2, 2},
+       {3, 3, 3, 3},
+       1,
+       true,
+       kRelu,
+       2,
+       "msc/conv2d_bias [im2col gemm]"},
+      {"im2col vec4 K",
+       {1, 16, 8, 8},
+       {24, 16, 3, 3},
+       {2, 2},
+       {1, 1, 1, 1},
+       1,
+       true,
+       kNone,
+       2,
+       "msc/conv2d_bias [im2col gemm]"},
+  };
+  uint32_t seed = 3000;
+  for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()})
+    for (const AlgoCase& c : cases)
+      RunCase(*ctx, c, seed += 10, true, c.dispatches, c.row, false, true);
+  {
+    vkt::ScopedEnv env("MSC_VK_WINOGRAD_TILE", "4");
+    RunCase(vkt::Ctx(), cases[0], seed += 10, true, 3, cases[0].row, false, true);
+  }
+  vkt::ScopedEnv env("MSC_VK_CONV", "direct");
+  const AlgoCase direct = {"direct", {2, 6, 7, 5}, {18, 3, 3, 2}, {2, 1}, {1, 0, 0, 1},
+                           2,        false,        kRelu6,        1,      "nn/conv2d [direct]"};
+  RunCase(vkt::Ctx(), direct, seed += 10, true, 1, direct.row, false, true);
 }
 
 TEST_CASE("a fused convolution residual must have the output's shape and its own bytes") {

@@ -149,34 +149,39 @@ TEST_CASE("msc.linear / msc.linear_bias / nn.dense at odd and vec4 sizes (regist
       {"msc.linear_bias", {1, 130}, 7, true, {}},                          // M = 1
   };
   uint32_t seed = 100;
-  for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
-    for (const Case& c : cases) {
-      auto& ctx = *ctx_ptr;
-      INFO(c.stem << " x " << msc_vk::ShapeToString(c.x) << " N " << c.N << " tiled "
-                  << ctx.use_tiled_kernels());
-      vkt::Arena ar(ctx);
-      const int64_t K = c.x.back(), M = msc_vk::NumElements(c.x) / K;
-      const auto xd = vkt::Random(M * K, ++seed), wd = vkt::Random(c.N * K, ++seed);
-      const auto bd = c.bias ? vkt::Random(c.N, ++seed) : std::vector<float>{};
-      auto expect = ref::Gemm(xd, wd, bd, 1, M, c.N, K, true, 0, 0);
-      if (c.act.enabled) {
-        for (float& v : expect) v = std::max(v, 0.0f);
+  // half: the weight stored as float16 (generate --precision fp16), read through an R16 /
+  // R16G16B16A16_SFLOAT view; the reference uses the same rounded weights.
+  for (bool half : {false, true})
+    for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
+      for (const Case& c : cases) {
+        auto& ctx = *ctx_ptr;
+        INFO(c.stem << " x " << msc_vk::ShapeToString(c.x) << " N " << c.N << " tiled "
+                    << ctx.use_tiled_kernels() << " float16 weight " << half);
+        vkt::Arena ar(ctx);
+        const int64_t K = c.x.back(), M = msc_vk::NumElements(c.x) / K;
+        const auto xd = vkt::Random(M * K, ++seed);
+        auto wd = vkt::Random(c.N * K, ++seed);
+        const msc_vk::Tensor w =
+            half ? ar.InputHalf("w", {c.N, K}, wd, &wd) : ar.Input("w", {c.N, K}, wd);
+        const auto bd = c.bias ? vkt::Random(c.N, ++seed) : std::vector<float>{};
+        auto expect = ref::Gemm(xd, wd, bd, 1, M, c.N, K, true, 0, 0);
+        if (c.act.enabled) {
+          for (float& v : expect) v = std::max(v, 0.0f);
+        }
+        Shape ys = c.x;
+        ys.back() = c.N;
+        msc_vk::Tensor x = ar.Input("x", c.x, xd), y = ar.Alloc("y", ys);
+        msc_vk::Program p(ctx);
+        if (std::string(c.stem) == "nn.dense")
+          ops::Dense(p, x, w, y, c.act);
+        else if (c.bias)
+          ops::LinearBias(p, x, w, ar.Input("b", {c.N}, bd), y, c.act);
+        else
+          ops::Linear(p, x, w, y, c.act);
+        p.Run();
+        vkt::ExpectClose(ar.Read(y), expect);
+        vkt::ExpectNoValidationMessages(ctx);
       }
-      Shape ys = c.x;
-      ys.back() = c.N;
-      msc_vk::Tensor x = ar.Input("x", c.x, xd), w = ar.Input("w", {c.N, K}, wd),
-                     y = ar.Alloc("y", ys);
-      msc_vk::Program p(ctx);
-      if (std::string(c.stem) == "nn.dense")
-        ops::Dense(p, x, w, y, c.act);
-      else if (c.bias)
-        ops::LinearBias(p, x, w, ar.Input("b", {c.N}, bd), y, c.act);
-      else
-        ops::Linear(p, x, w, y, c.act);
-      p.Run();
-      vkt::ExpectClose(ar.Read(y), expect);
-      vkt::ExpectNoValidationMessages(ctx);
-    }
 }
 
 TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D operands") {

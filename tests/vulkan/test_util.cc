@@ -79,6 +79,21 @@ msc_vk::Tensor Arena::Input(const std::string& name, const msc_vk::Shape& shape,
   return t;
 }
 
+msc_vk::Tensor Arena::InputHalf(const std::string& name, const msc_vk::Shape& shape,
+                                const std::vector<float>& data, std::vector<float>* rounded) {
+  msc_vk::Tensor t = msc_vk::MakeTensor(buffer_, name, msc_vk::DType::kFloat16, shape, used_);
+  used_ += (t.bytes() + 255) / 256 * 256;
+  REQUIRE(data.size() == static_cast<size_t>(t.numel()));
+  std::vector<uint16_t> half(data.size());
+  for (size_t i = 0; i < data.size(); ++i) half[i] = msc_vk::FloatToHalf(data[i]);
+  buffer_.Upload(t.offset, half.data(), t.bytes());
+  if (rounded) {
+    rounded->resize(half.size());
+    for (size_t i = 0; i < half.size(); ++i) (*rounded)[i] = msc_vk::HalfToFloat(half[i]);
+  }
+  return t;
+}
+
 std::vector<float> Arena::Read(const msc_vk::Tensor& t) const {
   std::vector<float> v(t.numel());
   buffer_.Download(t.offset, v.data(), t.bytes());

@@ -41,6 +41,10 @@ class Arena {
   // Allocates and uploads.
   msc_vk::Tensor Input(const std::string& name, const msc_vk::Shape& shape,
                        const std::vector<float>& data);
+  // A float16 tensor holding `data` rounded to nearest even (msc_vk::FloatToHalf): the weights of
+  // a --precision fp16 project. *rounded (if given) gets the float16 values widened back.
+  msc_vk::Tensor InputHalf(const std::string& name, const msc_vk::Shape& shape,
+                           const std::vector<float>& data, std::vector<float>* rounded = nullptr);
   std::vector<float> Read(const msc_vk::Tensor& t) const;
   msc_vk::Buffer& buffer() { return buffer_; }
 
