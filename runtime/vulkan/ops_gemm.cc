@@ -283,9 +283,10 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
     return b;
   };
   const uint32_t a = act ? 1u : 0u;
-  const uint32_t tiles = U32((Tp + 63) / 64, optype, y, "grid x");
+  // The transforms: one invocation per (channel, tile), channels packed together.
   LaunchAs(p, stem, "winograd in", bind(x, View::kTexelFloat, View::kTexelFloat, v, nullptr), push,
-           {0u, 0u, 0u, 0u, kModeWinoInput, uint32_t(F)}, {tiles, push.C, 1u}, y);
+           {0u, 0u, 0u, 0u, kModeWinoInput, uint32_t(F)},
+           Grid1D(p.context(), U32(C * Tp, optype, y, "Winograd input invocations"), 64), y);
   ConvPush g = push;  // the GEMM: rows O, K = C, columns Tp, XI batches
   g.N = static_cast<uint32_t>(XI);
   g.OH = 1;
@@ -301,7 +302,7 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
       y, gemm_stem);
   LaunchAs(p, stem, "winograd out", bind(m, View::kTexelFloat, View::kTexelFloat, y, residual),
            push, ConvSpec({a, 0u, 0u, 0u, kModeWinoOutput, uint32_t(F)}, residual != nullptr),
-           {U32((T + 63) / 64, optype, y, "grid x"), push.O, 1u}, y);
+           Grid1D(p.context(), U32(O * T, optype, y, "Winograd output invocations"), 64), y);
 }
 
 void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
@@ -367,13 +368,13 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
   const bool conv2d =
       std::strcmp(stem, "nn/conv2d") == 0 || std::strcmp(stem, "msc/conv2d_bias") == 0;
   ConvAlgo algo = conv2d ? PickConvAlgo(p, w, C, O, KH, KW, G, a) : ConvAlgo::kDirect;
-  // Their grids put channels (or images x channels) in y, at most 65535 workgroups.
-  // im2col's workspace: at most kIm2colMaxBytes, K rows in grid y.
-  if (algo == ConvAlgo::kIm2col &&
-      (kdim > 65532 || N * kdim * ((OH * OW + 3) / 4 * 4) * 4 > kIm2colMaxBytes)) {
+  // The depthwise kernel counts its invocations (images x channels x blocks) in 32 bits;
+  // Winograd takes at most 65535 input and output channels; im2col's workspace is at most
+  // kIm2colMaxBytes.
+  if (algo == ConvAlgo::kIm2col && N * kdim * ((OH * OW + 3) / 4 * 4) * 4 > kIm2colMaxBytes) {
     algo = ConvAlgo::kDirect;
   }
-  if ((algo == ConvAlgo::kDepthwise && N * C > 65535) ||
+  if ((algo == ConvAlgo::kDepthwise && N * C * ((OH + 1) / 2) * ((OW + 7) / 8) > 0xffffffffLL) ||
       (algo == ConvAlgo::kWinograd && std::max(C, O) > 65535)) {
     algo = ConvAlgo::kDirect;
   }
@@ -391,11 +392,12 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     bindings.push_back(ResidualBinding(res, x, OW % 4 == 0));  // STORE4 here: OW % 4 == 0
     const int64_t blocks = (OH + 1) / 2 * ((OW + 7) / 8);
     const uint32_t off = static_cast<uint32_t>((4 - a.padding[1] % 4) % 4);  // DW_OFF
+    // One invocation per (plane, block), planes packed together (7x7 images: 4 blocks each).
+    const uint64_t invocations = U32(N * C * blocks, optype, y, "depthwise invocations");
     LaunchAs(p, stem, "depthwise", std::move(bindings), push,
              {a.act.enabled ? 1u : 0u, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u,
               uint32_t(KH), uint32_t(a.strides[0]), res ? 1u : 0u, 0u, xvec4 ? 1u : 0u, off},
-             {U32((blocks + 63) / 64, optype, y, "grid x"), U32(N * C, optype, y, "grid y"), 1u},
-             y);
+             Grid1D(p.context(), invocations, 64), y);
     return;
   }
   if (algo == ConvAlgo::kIm2col) {
@@ -421,10 +423,12 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     if (bias) in.push_back(InTexel(*bias));
     in.push_back(Out(b));
     in.push_back(ResidualBinding(nullptr, x, false));
-    LaunchAs(p, stem, "im2col", std::move(in), push, {0u, 0u, 0u, 0u, kModeIm2col},
-             {U32(((Pp + 7) / 8 + 63) / 64, optype, y, "grid x"), U32(Kp, optype, y, "grid y"),
-              U32(N, optype, y, "grid z")},
-             y);
+    // One invocation per (row, 8 columns) of each image's B; WVEC4 = 1 here: rows padded to Kp.
+    std::array<uint32_t, 3> grid = Grid1D(
+        p.context(), U32(Kp * ((Pp + 7) / 8), optype, y, "im2col invocations per image"), 64);
+    grid[2] = U32(N, optype, y, "grid z");
+    LaunchAs(p, stem, "im2col", std::move(in), push, {0u, pad_k ? 1u : 0u, 0u, 0u, kModeIm2col},
+             grid, y);
     ConvPush g = push;  // the GEMM: rows O, K = C*KH*KW, columns P
     g.C = U32(Kp, optype, y, "K");
     std::vector<Binding> mm = {InTexel(b, View::kTexelVec4),

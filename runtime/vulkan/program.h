@@ -162,6 +162,12 @@ class Program {
 
   size_t num_kernels() const { return kernels_.size(); }
   size_t num_dispatches() const { return dispatches_.size(); }
+  // Workgroups of all dispatches (sum of gx * gy * gz): how much of the grids the kernels fill.
+  uint64_t num_workgroups() const {
+    uint64_t n = 0;
+    for (const DispatchCmd& d : dispatches_) n += uint64_t{d.groups[0]} * d.groups[1] * d.groups[2];
+    return n;
+  }
   size_t num_barriers() const { return num_barriers_; }  // after Finalize()
 
  private:

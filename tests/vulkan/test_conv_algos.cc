@@ -466,6 +466,36 @@ TEST_CASE("every convolution algorithm reads float16 weights (generate --precisi
   RunCase(vkt::Ctx(), direct, seed += 10, true, 1, direct.row, false, true);
 }
 
+TEST_CASE("small images pack channels into whole workgroups (depthwise, Winograd, im2col)") {
+  // On a 7x7 output one channel has 4 depthwise blocks, 16 Winograd tiles and 7 im2col column
+  // blocks: a workgroup (64 lanes) per channel left most lanes idle (mobilenet_v2's last depthwise
+  // layers took 2 ms each). The kernels walk (channel, block) pairs instead; the results are
+  // checked against the reference by the cases above (1x1 inputs, batches, odd channels).
+  struct Case {
+    const char* name;
+    Shape x, w;
+    std::array<int64_t, 2> stride;
+    uint64_t workgroups;  // the packed grids (per channel: 960, 64 + 16 + 64, 576 + 1)
+  };
+  const Case cases[] = {
+      {"depthwise 7x7x960", {1, 960, 7, 7}, {960, 1, 3, 3}, {1, 1}, 960 * 4 / 64},
+      {"winograd 7x7x64", {1, 64, 7, 7}, {64, 64, 3, 3}, {1, 1}, 64 * 16 / 64 + 16 + 64 * 16 / 64},
+      {"im2col 14x14 -> 7x7", {1, 64, 14, 14}, {64, 64, 3, 3}, {2, 2}, (576 * 7 + 63) / 64 + 1},
+  };
+  vkt::ScopedEnv tile("MSC_VK_WINOGRAD_TILE", "2");
+  for (const Case& c : cases) {
+    INFO(c.name);
+    vkt::Arena ar(vkt::Ctx());
+    msc_vk::Tensor x = ar.Alloc("x", c.x), w = ar.Alloc("w", c.w);
+    msc_vk::Tensor y = ar.Alloc("y", {1, c.w[0], 7, 7});
+    msc_vk::Program p(vkt::Ctx());
+    p.MarkConstant(w);
+    ops::Conv2d(p, x, w, y,
+                {c.stride, {1, 1, 1, 1}, {1, 1}, c.x[1] == c.w[0] && c.w[1] == 1 ? c.x[1] : 1});
+    CHECK(p.num_workgroups() == c.workgroups);
+  }
+}
+
 TEST_CASE("a fused convolution residual must have the output's shape and its own bytes") {
   vkt::Arena ar(vkt::Ctx());
   msc_vk::Tensor x = ar.Alloc("x", {1, 3, 8, 8}), w = ar.Alloc("w", {4, 3, 3, 3});

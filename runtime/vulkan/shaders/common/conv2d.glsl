@@ -21,14 +21,17 @@
 //   i / ceil(P/8), column block i % ceil(P/8). Grid: x = ceil(ceil(O/16) * ceil(P/8) / 64), z = N.
 //
 // MODE 6 + 7, im2col + GEMM (groups 1, any kernel, stride, padding, dilation): MODE 6 writes the
-//   im2col matrix B [N, K, Pp] (K = C*KH*KW, Pp = P rounded up to 4) into a workspace, MODE 7 is
-//   the MODE 2 GEMM W [O, K] @ B[n] with B's row stride Pp (always vec4 loads). Grids: MODE 6
-//   x = ceil(ceil(Pp / 8) / 64), y = K, z = N; MODE 7 as MODE 2 (push constant C = K there).
+//   im2col matrix B [N, Kp, Pp] (K = C*KH*KW, Kp = K or, with WVEC4 = 1 in MODE 6, K rounded up
+//   to 4 with zero rows; Pp = P rounded up to 4) into a workspace, MODE 7 is the MODE 2 GEMM
+//   W [O, Kp] @ B[n] with B's row stride Pp (always vec4 loads). Grids: MODE 6 a 1-D grid
+//   (Grid1D) of ceil(Kp * ceil(Pp / 8) / 64) workgroups, z = N (invocation i: row i / ceil(Pp/8),
+//   column block i % ceil(Pp/8)); MODE 7 as MODE 2 (push constant C = Kp there).
 //
 // MODE 5, depthwise (Cg == 1, Og == 1; KH = KW = DW_K in {3, 5}, stride DW_S in {1, 2} both
 //   ways, dilation 1): each invocation computes DW_R (2) output rows x DW_C (8) output columns
-//   of one channel, fetching each input row of its window once. Grid: x = ceil(ceil(OH/2) *
-//   ceil(OW/8) / 64), y = N*C; STORE4 means OW % 4 == 0 here. DW_XVEC4 (W % 4 == 0): X is bound
+//   of one channel, fetching each input row of its window once. Invocation i (LinearId) computes
+//   block i % B of plane i / B (B = ceil(OH/2) * ceil(OW/8), plane = n*C + c): a 1-D grid of
+//   ceil(N*C*B / 64) workgroups (Grid1D); STORE4 means OW % 4 == 0 here. DW_XVEC4 (W % 4 == 0): X is bound
 //   as a vec4 view and each input row of the window is fetched as whole vec4 texels (4 to 6 per
 //   row instead of 10 to 19 floats; on lavapipe every fetch is a gather across the lanes).
 //
@@ -46,12 +49,13 @@
 // t = (n*TH + th)*TW + tw, Tp = T rounded up to 4, XI = S*S transformed points.
 //   U [XI, O, C] = G W[o, c] G^T, transformed once on the host (ops_gemm.cc), bound as W.
 //   MODE 1, input transform:  V[xi, c, t] = (B^T d B)[xi] (zeros for t >= T). Binds X,
-//            Y = V [XI, C, Tp]. Grid x = ceil(Tp / 64), y = C.
+//            Y = V [XI, C, Tp]. Invocation i (LinearId) does c = i / Tp, t = i % Tp: a 1-D grid
+//            of ceil(C * Tp / 64) workgroups (Grid1D).
 //   MODE 3, GEMM: M[xi] (O x Tp) = U[xi] (O x C) @ V[xi] (C x Tp) for the XI xi (grid z), the
 //            MODE 2 kernel with a batched A and without bias/activation. Binds X = V, W = U, Y = M.
 //   MODE 4, output transform: Y[n, o, F*th+i, F*tw+j] = act((A^T M[:, o, t] A)[i, j] + bias[o]
 //            (+ R[n, o, F*th+i, F*tw+j])) for the pixels inside the output. Binds X = M.
-//            Grid x = ceil(T / 64), y = O.
+//            Invocation i does o = i / T, t = i % T: ceil(O * T / 64) workgroups (Grid1D).
 //   The push constants keep their meaning (N, C, O, OH, OW, pt, pl); MODE 3 uses C = K (input
 //   channels), O = rows, OH = 1, OW = Tp, N = XI.
 //
@@ -331,8 +335,10 @@ void WinoInputMain() {
   const uint F = WINO_F, S = WINO_F + 2;  // output tile F x F, input patch S x S
   const uint TH = (p.OH + F - 1) / F, TW = (p.OW + F - 1) / F;
   const uint T = p.N * TH * TW, Tp = (T + 3) & ~3u;
-  const uint t = gl_GlobalInvocationID.x, c = gl_WorkGroupID.y;
-  if (t >= Tp) return;
+  // (c, t) pairs row-major over the 1-D grid: few tiles (a 7x7 image: 16) still fill workgroups.
+  const uint gid = LinearId();
+  if (gid >= p.C * Tp) return;
+  const uint c = gid / Tp, t = gid % Tp;
   float d[6][6];
   const uint n = t / (TH * TW), r = t % (TH * TW);
   const int ih0 = int((r / TW) * F) - int(p.pt), iw0 = int((r % TW) * F) - int(p.pl);
@@ -364,8 +370,9 @@ void WinoOutputMain() {
   const uint F = WINO_F, S = WINO_F + 2;
   const uint TH = (p.OH + F - 1) / F, TW = (p.OW + F - 1) / F;
   const uint T = p.N * TH * TW, Tp = (T + 3) & ~3u;
-  const uint t = gl_GlobalInvocationID.x, o = gl_WorkGroupID.y;
-  if (t >= T) return;
+  const uint gid = LinearId();  // (o, t) pairs row-major, as the input transform
+  if (gid >= p.O * T) return;
+  const uint o = gid / T, t = gid % T;
   const uint plane = p.O * Tp, base = o * Tp + t;
   float m[6][6];
   [[unroll]] for (uint i = 0; i < S; ++i) {
@@ -395,9 +402,11 @@ void WinoOutputMain() {
 void DepthwiseMain() {
   const uint KS = DW_K, S = DW_S, L = (DW_C - 1) * DW_S + DW_K;  // input columns per row
   const uint bw = (p.OW + DW_C - 1) / DW_C, bh = (p.OH + DW_R - 1) / DW_R;
-  const uint id = gl_GlobalInvocationID.x;
-  if (id >= bh * bw) return;
-  const uint plane = gl_WorkGroupID.y, c = plane % p.C;
+  // Invocations walk the (plane, block) pairs row-major: a small image (7x7: 4 blocks) still
+  // fills whole workgroups with the blocks of consecutive channels.
+  const uint gid = LinearId();
+  if (gid >= p.N * p.C * bh * bw) return;
+  const uint plane = gid / (bh * bw), id = gid % (bh * bw), c = plane % p.C;
   const uint oh0 = (id / bw) * DW_R, ow0 = (id % bw) * DW_C;
   const int ih0 = int(oh0 * S) - int(p.pt), iw0 = int(ow0 * S) - int(p.pl);
   float wt[25];
@@ -459,10 +468,12 @@ void DepthwiseMain() {
 // n = workgroup z).
 void Im2colMain() {
   const uint P = p.OH * p.OW, Pp = (P + 3) & ~3u, K = p.C * p.KH * p.KW;
-  const uint Kp = gl_NumWorkGroups.y;  // K, or K rounded up to 4 (rows k >= K are zeros)
-  const uint p0 = gl_GlobalInvocationID.x * 8;
-  if (p0 >= Pp) return;
-  const uint k = gl_WorkGroupID.y, n = gl_WorkGroupID.z;
+  const uint Kp = WVEC4 != 0 ? (K + 3) & ~3u : K;  // rows k >= K are zeros
+  // (k, 8-column block) pairs row-major over the 1-D grid: a small output (7x7: 7 blocks) still
+  // fills whole workgroups with the blocks of consecutive rows.
+  const uint cb = (Pp + 7) / 8, gid = LinearId();
+  if (gid >= Kp * cb) return;
+  const uint k = gid / cb, p0 = (gid % cb) * 8, n = gl_WorkGroupID.z;
   const uint c = k / (p.KH * p.KW), kr = k % (p.KH * p.KW);
   const int dy = int((kr / p.KW) * p.dh) - int(p.pt), dx = int((kr % p.KW) * p.dw) - int(p.pl);
   const uint xbase = (n * p.C + c) * p.H * p.W;
