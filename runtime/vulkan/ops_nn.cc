@@ -71,12 +71,13 @@ void Pool(Program& p, const char* optype, const char* stem, const Tensor& x, con
   const int64_t k = a.pool_size[0], s = a.strides[0];
   if (!adaptive && std::string(stem) == "nn/max_pool2d" && k == a.pool_size[1] &&
       (k == 2 || k == 3) && s == a.strides[1] && (s == 1 || s == 2) && a.dilation[0] == 1 &&
-      a.dilation[1] == 1 && N * C <= 65535 && y.numel() > 0) {
+      a.dilation[1] == 1 && N * C * ((OH + 1) / 2) * ((OW + 7) / 8) <= 0xffffffffLL &&
+      y.numel() > 0) {
+    // One invocation per (plane, block), planes packed together (13x13 images: 14 blocks each).
     const int64_t blocks = (OH + 1) / 2 * ((OW + 7) / 8);
-    detail::Launch(
-        p, stem, {InTexel(x), Out(y)}, push,
-        {1u, static_cast<uint32_t>(k), static_cast<uint32_t>(s)},
-        {U32((blocks + 63) / 64, optype, y, "grid x"), U32(N * C, optype, y, "grid y"), 1u}, y);
+    detail::Launch(p, stem, {InTexel(x), Out(y)}, push,
+                   {1u, static_cast<uint32_t>(k), static_cast<uint32_t>(s)},
+                   Grid1D(p.context(), static_cast<uint64_t>(N * C * blocks), 64), y);
     return;
   }
   detail::Launch(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), y.numel(), 64), y);

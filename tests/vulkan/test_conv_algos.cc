@@ -287,8 +287,13 @@ TEST_CASE("max pooling row-block kernel matches the reference (and the generic k
     msc_vk::Tensor x = ar.Input("x", c.x, xd), y = ar.Alloc("y", ys);
     msc_vk::Program p(ctx);
     ops::MaxPool2d(p, x, y, c.a);
-    // The row-block kernel's grid has N*C workgroups in y; the generic one is 1-D.
+    // The row-block kernel: one invocation per (plane, 2x8 block), planes packed into 64-lane
+    // workgroups; the generic one: one per output.
     REQUIRE(p.num_dispatches() == 1);
+    const uint64_t planes = static_cast<uint64_t>(c.x[0] * c.x[1]);
+    const uint64_t blocks = static_cast<uint64_t>((ys[2] + 1) / 2 * ((ys[3] + 7) / 8));
+    const uint64_t outputs = static_cast<uint64_t>(msc_vk::NumElements(ys));
+    CHECK(p.num_workgroups() == (c.rows ? (planes * blocks + 63) / 64 : (outputs + 63) / 64));
     p.Run();
     vkt::ExpectClose(ar.Read(y), expect, 0, 0, c.name);  // max is exact
     vkt::ExpectNoValidationMessages(ctx);
@@ -466,7 +471,7 @@ TEST_CASE("every convolution algorithm reads float16 weights (generate --precisi
   RunCase(vkt::Ctx(), direct, seed += 10, true, 1, direct.row, false, true);
 }
 
-TEST_CASE("small images pack channels into whole workgroups (depthwise, Winograd, im2col)") {
+TEST_CASE("small images pack channels into whole workgroups (depthwise, Winograd, im2col, pool)") {
   // On a 7x7 output one channel has 4 depthwise blocks, 16 Winograd tiles and 7 im2col column
   // blocks: a workgroup (64 lanes) per channel left most lanes idle (mobilenet_v2's last depthwise
   // layers took 2 ms each). The kernels walk (channel, block) pairs instead; the results are
@@ -482,6 +487,13 @@ TEST_CASE("small images pack channels into whole workgroups (depthwise, Winograd
       {"winograd 7x7x64", {1, 64, 7, 7}, {64, 64, 3, 3}, {1, 1}, 64 * 16 / 64 + 16 + 64 * 16 / 64},
       {"im2col 14x14 -> 7x7", {1, 64, 14, 14}, {64, 64, 3, 3}, {2, 2}, (576 * 7 + 63) / 64 + 1},
   };
+  {  // squeezenet's last max pool: 27x27 -> 13x13, 14 blocks per channel
+    vkt::Arena ar(vkt::Ctx());
+    msc_vk::Tensor x = ar.Alloc("x", {1, 256, 27, 27}), y = ar.Alloc("y", {1, 256, 13, 13});
+    msc_vk::Program p(vkt::Ctx());
+    ops::MaxPool2d(p, x, y, {{3, 3}, {2, 2}});
+    CHECK(p.num_workgroups() == 256 * 14 / 64);
+  }
   vkt::ScopedEnv tile("MSC_VK_WINOGRAD_TILE", "2");
   for (const Case& c : cases) {
     INFO(c.name);

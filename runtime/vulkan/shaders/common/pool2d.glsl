@@ -29,8 +29,9 @@ layout(push_constant) uniform Push {
 #if defined(POOL_MAX)
 // Row-block max pooling (ROWS = 1): square window POOL_K in {2, 3}, stride POOL_S in {1, 2} both
 // ways, dilation 1. Each invocation computes PR (2) output rows x PC (8) output columns of one
-// (n, c) plane (= gl_WorkGroupID.y), fetching each input row of its window once; no integer
-// division per output. Grid: x = ceil(ceil(OH/2) * ceil(OW/8) / 64), y = N*C.
+// (n, c) plane, fetching each input row of its window once; no integer division per output.
+// Invocation i (LinearId) computes block i % B of plane i / B (B = ceil(OH/2) * ceil(OW/8)), so
+// small images fill whole workgroups: a 1-D grid of ceil(N*C*B / 64) workgroups (Grid1D).
 layout(constant_id = 0) const uint ROWS = 0;
 layout(constant_id = 1) const uint POOL_K = 3;
 layout(constant_id = 2) const uint POOL_S = 2;
@@ -40,9 +41,9 @@ layout(constant_id = 2) const uint POOL_S = 2;
 void MaxRowsMain() {
   const uint K = POOL_K, S = POOL_S, L = (PC - 1) * POOL_S + POOL_K;  // input columns per row
   const uint bw = (p.OW + PC - 1) / PC, bh = (p.OH + PR - 1) / PR;
-  const uint id = gl_GlobalInvocationID.x;
-  if (id >= bh * bw) return;
-  const uint plane = gl_WorkGroupID.y;
+  const uint gid = LinearId();
+  if (gid >= p.NC * bh * bw) return;
+  const uint plane = gid / (bh * bw), id = gid % (bh * bw);
   const uint oh0 = (id / bw) * PR, ow0 = (id % bw) * PC;
   const int ih0 = int(oh0 * S) - int(p.pt), iw0 = int(ow0 * S) - int(p.pl);
   bool colok[17];
