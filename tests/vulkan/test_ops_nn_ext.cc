@@ -501,8 +501,12 @@ TEST_CASE("nn_ext: reductions sum/prod/max/min/mean/variance/std over up to 8 di
 TEST_CASE("nn_ext: layer_norm / group_norm / rms_norm / log_softmax") {
   for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()}) {
     msc_vk::Context& ctx = *ctx_ptr;
-    // layer_norm over trailing axes: serial (hidden 8) and cooperative (hidden 96) paths.
-    for (const Shape& xs : {Shape{2, 5, 8}, Shape{3, 4, 96}, Shape{2, 3, 4, 5}}) {
+    // layer_norm over trailing axes: one group per invocation (hidden 8; 12 rows of 96 on CPU
+    // devices) and one per workgroup (cooperative: hidden >= 64 with at most 8 groups, or groups
+    // of at least 4096 elements, on CPU devices; hidden >= 64 on GPUs), told apart by the
+    // workgroup count.
+    for (const Shape& xs :
+         {Shape{2, 5, 8}, Shape{3, 4, 96}, Shape{2, 3, 96}, Shape{9, 4096}, Shape{2, 3, 4, 5}}) {
       for (int affine = 0; affine < 3; ++affine) {  // 0 none, 1 gamma, 2 gamma + beta
         INFO("layer_norm " << msc_vk::ShapeToString(xs) << " affine " << affine);
         vkt::Arena ar(ctx, 1 << 20);
@@ -525,8 +529,12 @@ TEST_CASE("nn_ext: layer_norm / group_norm / rms_norm / log_softmax") {
         Tensor x = ar.Input("x", xs, xd), y = ar.Alloc("ln", xs);
         Tensor g = affine ? ar.Input("g", ps, gd) : Tensor{};
         Tensor b = affine == 2 ? ar.Input("b", ps, bd) : Tensor{};
+        const int64_t count = msc_vk::NumElements(ps), groups = msc_vk::NumElements(xs) / count;
+        const bool cpu = ctx.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+        const bool coop = ps.back() >= 64 && (!cpu || groups <= 8 || count >= 4096);
         RunProgram(ctx, 1, [&](msc_vk::Program& p) {
           ops::LayerNorm(p, x, affine ? &g : nullptr, affine == 2 ? &b : nullptr, y, axes, 1e-5);
+          CHECK(p.num_workgroups() == static_cast<uint64_t>(coop ? groups : (groups + 63) / 64));
         });
         vkt::ExpectClose(ar.Read(y), expect, 1e-4, 1e-4);
       }
