@@ -417,11 +417,15 @@ TEST_CASE("nn_ext: reductions sum/prod/max/min/mean/variance/std over up to 8 di
       {{2, 3, 4, 5, 2, 3}, {1, 3, 5}, false},  // 6-D, alternating (3 kept + 3 reduced runs)
       {{2, 3, 4, 5, 2, 3}, {0, -1}, true},
       {{3, 2, 2, 2, 3, 2, 2, 3}, {1, 3, 5, 7}, false},  // 8-D, 4 + 4 runs
-      {{4, 130}, {1}, false},                           // cooperative path (inner run >= 64)
-      {{70, 3, 90}, {0, 2}, true},                      // cooperative, strided rows
+      {{4, 130}, {1}, false},                           // inner run >= 64: cooperative on GPUs only
+      {{70, 3, 90}, {0, 2}, true},                      // strided rows
       {{5, 6}, {}, false},                              // all axes
-      {{300, 4}, {}, false},                            // all axes, cooperative
+      {{300, 4}, {}, false},                            // all axes, cooperative on GPUs
       {{6, 1, 5}, {1}, false},                          // size-1 reduced dim
+      // cooperative on CPU devices too (at most 8 outputs of >= 8192 elements)
+      {{2, 8200}, {1}, false},
+      {{2, 100, 90}, {0, 2}, true},  // strided rows
+      {{90, 100}, {}, false},        // all axes
   };
   const char* names[] = {"sum", "prod", "max", "min", "mean", "variance", "std"};
   uint32_t seed = 900;
@@ -442,6 +446,13 @@ TEST_CASE("nn_ext: reductions sum/prod/max/min/mean/variance/std over up to 8 di
           ys.push_back(1);
       }
       Tensor x = ar.Input("x", c.x, xd), y = ar.Alloc(names[op], ys);
+      // Which kernel ran, by workgroup count: one per output (cooperative) or per 64 outputs.
+      int64_t inner = 1, count = 1;  // innermost reduced run, reduced elements
+      for (size_t d = 0; d < c.x.size(); ++d) count *= red[d] ? c.x[d] : 1;
+      for (size_t d = c.x.size(); d-- > 0 && (red[d] || c.x[d] == 1);) inner *= c.x[d];
+      const int64_t outputs = msc_vk::NumElements(ys);
+      const bool cpu = vkt::Ctx().info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+      const bool coop = inner >= 64 && (!cpu || (outputs <= 8 && count >= 8192));
       RunProgram(vkt::Ctx(), 1, [&](msc_vk::Program& p) {
         switch (op) {
           case 0:
@@ -466,6 +477,7 @@ TEST_CASE("nn_ext: reductions sum/prod/max/min/mean/variance/std over up to 8 di
             ops::Std(p, x, y, c.axes, c.keepdims);
             break;
         }
+        CHECK(p.num_workgroups() == static_cast<uint64_t>(coop ? outputs : (outputs + 63) / 64));
       });
       vkt::ExpectClose(ar.Read(y), RefReduce(op, xd, c.x, red), 1e-4, 1e-4, names[op]);
     }

@@ -148,8 +148,9 @@ struct Case {
   std::vector<int64_t> axes;
   bool keepdims;
 };
-// Covers: one invocation per output and the cooperative path (innermost reduced run >= 64),
-// strided rows, all axes, a 6-D alternating pattern.
+// Covers: one invocation per output and the cooperative path (innermost reduced run >= 64; on
+// CPU devices also at most 8 outputs of >= 8192 elements: the last two), strided rows, all axes,
+// a 6-D alternating pattern.
 const Case kCases[] = {
     {{2, 3, 4, 5, 2, 3}, {1, 3, 5}, false},
     {{4, 130}, {1}, false},
@@ -157,6 +158,8 @@ const Case kCases[] = {
     {{300, 4}, {}, false},
     {{5, 6}, {0}, true},
     {{3, 100}, {0}, false},
+    {{3, 8200}, {1}, false},
+    {{91, 100}, {}, false},
 };
 
 std::vector<bool> Reduced(const Case& c) {
