@@ -22,9 +22,10 @@ add_test(NAME e2e_vulkan_squeezenet1_0
                  ${CMAKE_BINARY_DIR}/e2e/vulkan)
 set_tests_properties(e2e_vulkan_squeezenet1_0 PROPERTIES
   ENVIRONMENT "MSC_BACKENDS=vulkan;MSC_VK_VALIDATION=1" TIMEOUT 1500)
-# --precision fp16 on Vulkan: resnet18's conv / linear weights as float16 (every conv algorithm on
-# lavapipe: Winograd with float16 U, im2col with the padded 7x7 stem, 1x1 GEMM, the classifier
-# GEMM), golden check at the fp16 tolerance under the validation layer.
+# --precision fp16 on Vulkan: resnet18's conv / linear weights as float16 (Winograd transforming
+# float16 weights, im2col with the zero-padded 7x7 stem and the strided convs, the classifier
+# GEMM), golden check at the fp16 tolerance under the validation layer. mobilenet_v2's 1x1 GEMM
+# and depthwise kernels read float16 weights in tests/vulkan (test_conv_algos).
 add_test(NAME e2e_vulkan_resnet18_fp16
          COMMAND bash ${CMAKE_SOURCE_DIR}/examples/run_example.sh resnet18 $<TARGET_FILE:msc-codegen>
                  ${CMAKE_BINARY_DIR}/e2e/vulkan_fp16)
