@@ -472,9 +472,13 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
         grid, y, gemm_stem);
     return;
   }
-  const std::array<uint32_t, 3> grid = {
-      U32((pixel_blocks + 63) / 64, optype, y, "grid x"),
-      U32(G * ((Og + kConvBM - 1) / kConvBM), optype, y, "grid y"), U32(N, optype, y, "grid z")};
+  // One invocation per (channel block, pixel block), channel blocks packed together.
+  std::array<uint32_t, 3> grid =
+      Grid1D(p.context(),
+             U32(G * ((Og + kConvBM - 1) / kConvBM) * static_cast<int64_t>(pixel_blocks), optype, y,
+                 "direct conv invocations per image"),
+             64);
+  grid[2] = U32(N, optype, y, "grid z");
   LaunchAs(p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
            ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u,
                      store4 ? 1u : 0u, kModeDirect},

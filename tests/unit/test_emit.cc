@@ -471,11 +471,11 @@ TEST_CASE("backend.yaml is read strictly, with file:line:col") {
   CHECK(error_for(ok + fp16 + "atol: 0.01}}\n") ==
         file + ":4:19: precision.fp16 needs 'weights', 'atol' and 'rtol'");
   CHECK(error_for(ok + fp16 + "atol: -1, rtol: 0.1}}\n") ==
-        file + ":4:63: precision.fp16.atol must be a finite number >= 0");
+        file + ":4:58: precision.fp16.atol must be a finite number >= 0");
   CHECK(error_for(ok + fp16 + "atol: 0, rtol: 0}}\n") ==
         file + ":4:19: precision.fp16: atol and rtol cannot both be 0");
   CHECK(error_for(ok + "precision: {fp16: {weights: {nn.conv2d: weight}, atol: 1, rtol: 1}}\n") ==
-        file + ":4:42: precision.fp16.weights.nn.conv2d must be a list of strings");
+        file + ":4:41: precision.fp16.weights.nn.conv2d must be a list of strings");
   fs::remove_all(root);
 }
 

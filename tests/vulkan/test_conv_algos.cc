@@ -471,7 +471,9 @@ TEST_CASE("every convolution algorithm reads float16 weights (generate --precisi
   RunCase(vkt::Ctx(), direct, seed += 10, true, 1, direct.row, false, true);
 }
 
-TEST_CASE("small images pack channels into whole workgroups (depthwise, Winograd, im2col, pool)") {
+TEST_CASE(
+    "small images pack channels into whole workgroups (depthwise, Winograd, im2col, direct, "
+    "pool)") {
   // On a 7x7 output one channel has 4 depthwise blocks, 16 Winograd tiles and 7 im2col column
   // blocks: a workgroup (64 lanes) per channel left most lanes idle (mobilenet_v2's last depthwise
   // layers took 2 ms each). The kernels walk (channel, block) pairs instead; the results are
@@ -493,6 +495,14 @@ TEST_CASE("small images pack channels into whole workgroups (depthwise, Winograd
     msc_vk::Program p(vkt::Ctx());
     ops::MaxPool2d(p, x, y, {{3, 3}, {2, 2}});
     CHECK(p.num_workgroups() == 256 * 14 / 64);
+  }
+  {  // the direct kernel (GPUs): 4 channel blocks x 7 pixel blocks in one workgroup, not 4
+    vkt::ScopedEnv direct("MSC_VK_CONV", "direct");
+    vkt::Arena ar(vkt::Ctx());
+    msc_vk::Tensor x = ar.Alloc("x", {2, 64, 7, 7}), w = ar.Alloc("w", {64, 64, 3, 3});
+    msc_vk::Program p(vkt::Ctx());
+    ops::Conv2d(p, x, w, ar.Alloc("y", {2, 64, 7, 7}), {{1, 1}, {1, 1, 1, 1}});
+    CHECK(p.num_workgroups() == 2);  // one per image (grid z)
   }
   vkt::ScopedEnv tile("MSC_VK_WINOGRAD_TILE", "2");
   for (const Case& c : cases) {

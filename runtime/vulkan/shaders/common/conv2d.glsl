@@ -8,9 +8,11 @@
 // One shader, five kernels selected by the MODE specialization constant (ops_gemm.cc picks them):
 //
 // MODE 0, direct (any conv): each invocation computes CONV_BM (16) output channels x CONV_BN (8)
-//   consecutive output pixels (flattened oh*OW + ow); the channels are the same for the whole
-//   workgroup. DEPTHWISE (Cg == 1 and Og == 1) computes 1 channel x 8 pixels instead.
-//   Workgroup (64, 1, 1). Grid: x = ceil(ceil(OH*OW / 8) / 64), y = groups * ceil(Og / 16), z = N.
+//   consecutive output pixels (flattened oh*OW + ow). DEPTHWISE (Cg == 1 and Og == 1) computes
+//   1 channel x 8 pixels instead. Invocation i (LinearId) takes channel block i / PB and pixel
+//   block i % PB (PB = ceil(OH*OW / 8); channel blocks: groups * ceil(Og / 16)), so the
+//   channels are the same for a whole workgroup except where a small image's blocks run out.
+//   Workgroup (64, 1, 1). Grid: a 1-D grid (Grid1D) of ceil(blocks * PB / 64) workgroups, z = N.
 //
 // MODE 2, 1x1 GEMM (KH = KW = 1, stride 1, no padding, groups 1): per image n,
 //   Y[n] (O x P) = W (O x C) @ X[n] (C x P), P = OH*OW, as a register-blocked GEMM: each invocation
@@ -515,12 +517,15 @@ void main() {
     return;
   }
   const uint ohw = p.OH * p.OW;
-  const uint p0 = gl_GlobalInvocationID.x * CONV_BN;
-  if (p0 >= ohw) return;
   const uint Cg = p.C / p.groups, Og = p.O / p.groups;
   const uint blocks = (Og + CONV_BM - 1) / CONV_BM;
-  const uint g = gl_WorkGroupID.y / blocks;
-  const uint o0 = (gl_WorkGroupID.y % blocks) * CONV_BM;
+  // (channel block, pixel block) pairs row-major over the 1-D grid (LinearId): a small image
+  // (7x7: 7 pixel blocks) still fills whole workgroups with several channel blocks.
+  const uint pixel_blocks = (ohw + CONV_BN - 1) / CONV_BN, gid = LinearId();
+  if (gid >= p.groups * blocks * pixel_blocks) return;
+  const uint yb = gid / pixel_blocks, p0 = (gid % pixel_blocks) * CONV_BN;
+  const uint g = yb / blocks;
+  const uint o0 = (yb % blocks) * CONV_BM;
   const uint n = gl_WorkGroupID.z;
   const uint hw = p.H * p.W;
 
