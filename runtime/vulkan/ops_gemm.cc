@@ -222,22 +222,15 @@ int WinogradTile(int64_t N, int64_t OH, int64_t OW) {
 
 // Reads a float32 or float16 tensor to the host as floats (mapped memory or a staging download).
 std::vector<float> ReadFloats(const Tensor& t) {
-  std::vector<uint8_t> bytes(t.bytes());
-  if (t.buffer->mapped()) {
-    std::memcpy(bytes.data(), t.buffer->mapped() + t.offset, t.bytes());
-  } else {
-    t.buffer->Download(t.offset, bytes.data(), t.bytes());
-  }
   std::vector<float> out(static_cast<size_t>(t.numel()));
-  if (t.dtype == DType::kFloat16) {
-    for (size_t i = 0; i < out.size(); ++i) {
-      uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * i, 2);
-      out[i] = HalfToFloat(h);
-    }
+  std::vector<uint16_t> half(t.dtype == DType::kFloat16 ? out.size() : 0);
+  void* dst = half.empty() ? static_cast<void*>(out.data()) : static_cast<void*>(half.data());
+  if (t.buffer->mapped()) {
+    std::memcpy(dst, t.buffer->mapped() + t.offset, t.bytes());
   } else {
-    std::memcpy(out.data(), bytes.data(), bytes.size());
+    t.buffer->Download(t.offset, dst, t.bytes());
   }
+  for (size_t i = 0; i < half.size(); ++i) out[i] = HalfToFloat(half[i]);
   return out;
 }
 

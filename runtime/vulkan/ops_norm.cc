@@ -14,12 +14,13 @@ using detail::U32;
 
 // Innermost reduced run from which one workgroup (64 lanes) cooperates on each group.
 constexpr int64_t kCoopMinInner = 64;
-// CPU devices (lavapipe) run a workgroup's barriers as coroutine switches, which made the
-// cooperative kernel the slower one unless there are few groups or long ones. layer_norm on
-// lavapipe, GPU time cooperative vs one group per invocation: 16 x 64 (text_transformer)
-// 0.148 vs 0.083 ms, 16 x 768 0.143 vs 0.118, 196 x 768 (ViT) 1.23 vs 0.60, but 4 x 4096 0.13
-// vs 0.21 and 1 x 65536 0.50 vs 0.68. There the cooperative kernel is used for at most
-// kCpuCoopMaxGroups groups or groups of at least kCpuCoopMinCount elements.
+// CPU devices (lavapipe; Context::prefers_shared_memory() false) run a workgroup's barriers as
+// coroutine switches, which made the cooperative kernel the slower one unless there are few
+// groups or long ones. layer_norm on lavapipe, GPU time cooperative vs one group per
+// invocation: 16 x 64 (text_transformer) 0.148 vs 0.083 ms, 16 x 768 0.143 vs 0.118, 196 x 768
+// (ViT) 1.23 vs 0.60, but 4 x 4096 0.13 vs 0.21 and 1 x 65536 0.50 vs 0.68. There the
+// cooperative kernel is used for at most kCpuCoopMaxGroups groups or groups of at least
+// kCpuCoopMinCount elements.
 constexpr int64_t kCpuCoopMaxGroups = 8;
 constexpr int64_t kCpuCoopMinCount = 4096;
 
@@ -84,9 +85,9 @@ void Normalize(Program& p, const char* op, const char* stem, const Tensor& x, co
   push.epsilon = static_cast<float>(epsilon);
   push.flags = (gamma ? 1u : 0u) | (beta ? 2u : 0u);
   if (x.numel() == 0) return;
-  const bool cpu = p.context().info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-  const bool coop = red[3].size >= kCoopMinInner &&
-                    (!cpu || groups <= kCpuCoopMaxGroups || count >= kCpuCoopMinCount);
+  const bool coop =
+      red[3].size >= kCoopMinInner && (p.context().prefers_shared_memory() ||
+                                       groups <= kCpuCoopMaxGroups || count >= kCpuCoopMinCount);
   detail::Launch(
       p, stem, {InTexel(x), InTexel(gamma ? *gamma : x), InTexel(beta ? *beta : x), Out(y)}, push,
       {coop ? 1u : 0u}, coop ? Grid1D(p.context(), groups, 1) : Grid1D(p.context(), groups, 64), y);

@@ -15,12 +15,13 @@ using detail::U32;
 
 // Innermost reduced run from which one workgroup (64 lanes) cooperates on each output.
 constexpr int64_t kCoopMinInner = 64;
-// CPU devices (lavapipe) run a workgroup's barriers as coroutine switches: there one output per
-// invocation was faster except for a few long reductions. sum over the last axis on lavapipe,
-// GPU time cooperative vs one output per invocation: 64 x 64 0.222 vs 0.036 ms, 16 x 768 0.105
-// vs 0.042, 196 x 768 0.406 vs 0.151, 4 x 4096 0.093 vs 0.067, but 2 x 16384 0.095 vs 0.204 and
-// 1 x 65536 0.117 vs 0.687. There the cooperative kernel is used for at most kCpuCoopMaxOutputs
-// outputs of at least kCpuCoopMinCount elements each.
+// CPU devices (lavapipe; Context::prefers_shared_memory() false) run a workgroup's barriers as
+// coroutine switches: there one output per invocation was faster except for a few long
+// reductions. sum over the last axis on lavapipe, GPU time cooperative vs one output per
+// invocation: 64 x 64 0.222 vs 0.036 ms, 16 x 768 0.105 vs 0.042, 196 x 768 0.406 vs 0.151,
+// 4 x 4096 0.093 vs 0.067, but 2 x 16384 0.095 vs 0.204 and 1 x 65536 0.117 vs 0.687. There the
+// cooperative kernel is used for at most kCpuCoopMaxOutputs outputs of at least
+// kCpuCoopMinCount elements each.
 constexpr int64_t kCpuCoopMaxOutputs = 8;
 constexpr int64_t kCpuCoopMinCount = 8192;
 
@@ -99,9 +100,9 @@ void Reduce(Program& p, const char* op, const char* stem, const Tensor& x, const
   }
   push.total = U32(y.numel(), op, y, "output elements");
   push.count = U32(count, op, y, "reduced elements");
-  const bool cpu = p.context().info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
   const bool coop = rshape[3] >= kCoopMinInner &&
-                    (!cpu || (y.numel() <= kCpuCoopMaxOutputs && count >= kCpuCoopMinCount));
+                    (p.context().prefers_shared_memory() ||
+                     (y.numel() <= kCpuCoopMaxOutputs && count >= kCpuCoopMinCount));
   const uint32_t dt = detail::DTypeCode(op, y, x);
   // float32 / int32: the plain shader; float16, int64, bool: the "+ext" variant.
   const std::string variant = detail::VariantStem(stem, detail::NeedsExt({&x, &y}));

@@ -451,8 +451,8 @@ TEST_CASE("nn_ext: reductions sum/prod/max/min/mean/variance/std over up to 8 di
       for (size_t d = 0; d < c.x.size(); ++d) count *= red[d] ? c.x[d] : 1;
       for (size_t d = c.x.size(); d-- > 0 && (red[d] || c.x[d] == 1);) inner *= c.x[d];
       const int64_t outputs = msc_vk::NumElements(ys);
-      const bool cpu = vkt::Ctx().info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-      const bool coop = inner >= 64 && (!cpu || (outputs <= 8 && count >= 8192));
+      const bool gpu = vkt::Ctx().prefers_shared_memory();
+      const bool coop = inner >= 64 && (gpu || (outputs <= 8 && count >= 8192));
       RunProgram(vkt::Ctx(), 1, [&](msc_vk::Program& p) {
         switch (op) {
           case 0:
@@ -542,8 +542,8 @@ TEST_CASE("nn_ext: layer_norm / group_norm / rms_norm / log_softmax") {
         Tensor g = affine ? ar.Input("g", ps, gd) : Tensor{};
         Tensor b = affine == 2 ? ar.Input("b", ps, bd) : Tensor{};
         const int64_t count = msc_vk::NumElements(ps), groups = msc_vk::NumElements(xs) / count;
-        const bool cpu = ctx.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
-        const bool coop = ps.back() >= 64 && (!cpu || groups <= 8 || count >= 4096);
+        const bool gpu = ctx.prefers_shared_memory();
+        const bool coop = ps.back() >= 64 && (gpu || groups <= 8 || count >= 4096);
         RunProgram(ctx, 1, [&](msc_vk::Program& p) {
           ops::LayerNorm(p, x, affine ? &g : nullptr, affine == 2 ? &b : nullptr, y, axes, 1e-5);
           CHECK(p.num_workgroups() == static_cast<uint64_t>(coop ? groups : (groups + 63) / 64));

@@ -65,8 +65,9 @@ std::vector<float> Random(size_t n, uint32_t seed, float lo, float hi) {
 Arena::Arena(msc_vk::Context& ctx, uint64_t bytes)
     : buffer_(ctx, bytes, msc_vk::MemoryKind::kDevice, "test_arena") {}
 
-msc_vk::Tensor Arena::Alloc(const std::string& name, const msc_vk::Shape& shape) {
-  msc_vk::Tensor t = msc_vk::MakeTensor(buffer_, name, msc_vk::DType::kFloat32, shape, used_);
+msc_vk::Tensor Arena::Alloc(const std::string& name, const msc_vk::Shape& shape,
+                            msc_vk::DType dtype) {
+  msc_vk::Tensor t = msc_vk::MakeTensor(buffer_, name, dtype, shape, used_);
   used_ += (t.bytes() + 255) / 256 * 256;
   return t;
 }
@@ -81,8 +82,7 @@ msc_vk::Tensor Arena::Input(const std::string& name, const msc_vk::Shape& shape,
 
 msc_vk::Tensor Arena::InputHalf(const std::string& name, const msc_vk::Shape& shape,
                                 const std::vector<float>& data, std::vector<float>* rounded) {
-  msc_vk::Tensor t = msc_vk::MakeTensor(buffer_, name, msc_vk::DType::kFloat16, shape, used_);
-  used_ += (t.bytes() + 255) / 256 * 256;
+  msc_vk::Tensor t = Alloc(name, shape, msc_vk::DType::kFloat16);
   REQUIRE(data.size() == static_cast<size_t>(t.numel()));
   std::vector<uint16_t> half(data.size());
   for (size_t i = 0; i < data.size(); ++i) half[i] = msc_vk::FloatToHalf(data[i]);

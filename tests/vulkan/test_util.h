@@ -37,7 +37,8 @@ std::vector<float> Activate(std::vector<float> v, const msc_vk::ops::Activation&
 class Arena {
  public:
   explicit Arena(msc_vk::Context& ctx, uint64_t bytes = 64u << 20);
-  msc_vk::Tensor Alloc(const std::string& name, const msc_vk::Shape& shape);
+  msc_vk::Tensor Alloc(const std::string& name, const msc_vk::Shape& shape,
+                       msc_vk::DType dtype = msc_vk::DType::kFloat32);
   // Allocates and uploads.
   msc_vk::Tensor Input(const std::string& name, const msc_vk::Shape& shape,
                        const std::vector<float>& data);
