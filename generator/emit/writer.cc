@@ -181,7 +181,6 @@ void OutputTree::Commit(const std::string& out_dir, bool force) const {
                 (ec ? std::string() : " (to " + target.string() + ")") +
                 "; msc-codegen replaces --out as a whole, so pass the real folder instead");
   }
-  CheckReplaceable(out, out_dir, force);
   fs::path parent = out.parent_path();
   fs::create_directories(parent, ec);
   if (ec) throw Error(parent.string() + ": cannot create directory: " + ec.message());
@@ -190,6 +189,12 @@ void OutputTree::Commit(const std::string& out_dir, bool force) const {
   parent = fs::canonical(parent, ec);
   if (ec) throw Error(out.parent_path().string() + ": cannot resolve: " + ec.message());
   out = parent / out.filename();
+  {  // fail before writing anything; under the lock, as a concurrent run may be mid-replace
+    // (unlocked, its rename made "exists" and "is a directory" disagree: "exists and is not a
+    // directory", found by test_concurrent_runs_on_the_same_out)
+    DirLock early(parent);
+    CheckReplaceable(out, out_dir, force);
+  }
   const std::string suffix = UniqueSuffix();
   fs::path tmp = parent / ("." + out.filename().string() + ".msc-tmp-" + suffix);
   fs::remove_all(tmp, ec);
