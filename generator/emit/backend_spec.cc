@@ -45,14 +45,23 @@ void CheckRelative(const StrictYaml& r, const YAML::Node& n, const std::string& 
   if (bad) r.Fail(n, "'" + path + "' must be a relative path inside the output folder");
 }
 
-/// `precision: {fp16: {weights: {optype: [role, ...]}, atol: X, rtol: X}}`: every entry needs
-/// all three keys; tolerances are finite and >= 0, at least one of them > 0.
+/// `precision: {fp16: {weights: {optype: [role, ...]}, atol: X, rtol: X, activations: {mixed:
+/// [optype, ...], same: [optype, ...]}}}`: every entry needs weights, atol and rtol (activations
+/// is optional); tolerances are finite and >= 0, at least one of them > 0.
 void ParsePrecisions(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec) {
   for (const auto& [name, entry] : r.Map(v, "precision", {"fp16"})) {
     Precision p;
     p.name = name;
     bool has[3] = {false, false, false};
-    for (const auto& [k, a] : r.Map(entry, "precision." + name, {"weights", "atol", "rtol"})) {
+    for (const auto& [k, a] :
+         r.Map(entry, "precision." + name, {"weights", "atol", "rtol", "activations"})) {
+      if (k == "activations") {
+        const std::string at = "precision." + name + ".activations";
+        for (const auto& [kind, list] : r.Map(a, at, {"mixed", "same"}))
+          (kind == "mixed" ? p.activations_mixed : p.activations_same) =
+              r.StrList(list, at + "." + kind);
+        continue;
+      }
       if (k == "weights") {
         has[0] = true;
         for (const auto& [optype, roles] : r.Map(a, "precision." + name + ".weights", {}))

@@ -15,6 +15,13 @@ struct Precision {
   /// optype -> weight roles (node.weights keys) whose float32 tensors are stored as float16
   /// (passes::StoreWeightsAsFloat16: a tensor any other node or role reads stays float32).
   std::map<std::string, std::vector<std::string>> weights;
+  /// Optional `activations: {mixed: [optype...], same: [optype...]}`: the optypes whose kernels
+  /// take float16 activations (passes::StoreActivationsAsFloat16). `mixed`: inputs and outputs
+  /// of either float dtype in any combination (the float kernels: reads widen, the output's dtype
+  /// picks the store); `same`: outputs of their inputs' dtype (data movement, unary ops,
+  /// reductions). Both empty: activations stay float32.
+  std::vector<std::string> activations_mixed;
+  std::vector<std::string> activations_same;
   /// The golden check's tolerance for float outputs at this precision: |a - b| <= atol +
   /// rtol * |b| (the projects state it; the float32 default is the backend's own).
   double atol = 0;

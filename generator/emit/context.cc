@@ -154,12 +154,16 @@ std::vector<Chain> ChainCore(const std::vector<FuseNode>& nodes, std::vector<Fus
     auto at = tensor_at.find(*name);
     return at == tensor_at.end() ? nullptr : &nodes[at->second.first].outputs[at->second.second];
   };
-  static const std::string kF32 = "float32";
+  // float32 or float16 values (float16: activations at --precision fp16); the chain computes in
+  // float32 either way and rounds once, on its store.
+  auto is_float = [](const std::string* dtype) {
+    return *dtype == "float32" || *dtype == "float16";
+  };
   auto eligible = [&](size_t i) {
     const FuseNode& n = nodes[i];
     if (f[i].into >= 0 || f[i].epilogue >= 0 || f[i].residual_add >= 0 || f[i].chain >= 0)
       return false;
-    if (n.outputs.size() != 1 || *n.outputs[0].dtype != kF32) return false;
+    if (n.outputs.size() != 1 || !is_float(n.outputs[0].dtype)) return false;
     for (int64_t d : *n.outputs[0].shape)
       if (d < 0) return false;
     const bool select = select_set.count(*n.optype) > 0;
@@ -168,7 +172,7 @@ std::vector<Chain> ChainCore(const std::vector<FuseNode>& nodes, std::vector<Fus
       return false;
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const FuseTensor* t = tensor(n.inputs[k]);
-      if (!t || (*t->dtype != kF32 && !(select && k == 0))) return false;  // condition: any
+      if (!t || (!is_float(t->dtype) && !(select && k == 0))) return false;  // condition: any
     }
     return true;
   };

@@ -104,8 +104,9 @@ void FuseEpilogues(Json& graph, const std::vector<std::string>& producers,
 /// Elementwise chain fusion (issue 9): after FuseEpilogues (nodes with `fused_into`, a
 /// `fused_epilogue` or a `fused_residual` take no part), trees of elementwise nodes run as ONE
 /// kernel at the position of their last node, the root. A node can join when its optype is in
-/// `ops` (its inputs and output float32) or in `selects` (three inputs: a condition of any dtype,
-/// then two float32 values; e.g. where), it has one output of a static shape, and, except for the
+/// `ops` (its inputs and output float32 or float16: computed in float32, rounded once on the
+/// root's store) or in `selects` (three inputs: a condition of any dtype, then two float values;
+/// e.g. where), it has one output of a static shape, and, except for the
 /// root, that output is no graph output, is read by exactly one node, a member of the chain, and
 /// has the root output's shape (so the chain's outside inputs broadcast numpy-style to it). Chains
 /// grow from each root (nodes visited last to first) over its operands' producers, as long as

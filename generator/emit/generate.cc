@@ -121,13 +121,15 @@ const Precision* FindPrecision(const GenerateOptions& o, const BackendSpec& spec
 }
 
 /// Reads and binds the weights (or takes those an ONNX import produced), runs the backend's graph
-/// passes on graph and weights (recording what they folded in *folded), stores weights at the
-/// reduced `precision` (if any; their names in *reduced), and adds the weights to the project.
+/// passes on graph and weights (recording what they folded in *folded), stores weights and
+/// activations at the reduced `precision` (if any; their tensor names in *reduced and
+/// *activations), and adds the weights to the project.
 /// Returns how many go into it.
 size_t AddWeights(const GenerateOptions& o, ir::MSCGraph& graph, const BackendSpec& spec,
                   const opdef::OpDefRegistry& opdefs, OutputTree& tree,
                   const weights::TensorMap* imported, std::vector<passes::Folded>* folded,
-                  const Precision* precision, std::vector<std::string>* reduced) {
+                  const Precision* precision, std::vector<std::string>* reduced,
+                  std::vector<std::string>* activations) {
   bool needs_weights = false;
   for (const auto& n : graph.nodes) needs_weights = needs_weights || !n.weights.empty();
   auto bound = std::make_shared<weights::TensorMap>();
@@ -143,7 +145,11 @@ size_t AddWeights(const GenerateOptions& o, ir::MSCGraph& graph, const BackendSp
     *folded = passes::RunPasses(spec.passes, graph, *bound);
     if (!folded->empty()) ir::Validate(graph, &opdefs);  // a pass must leave a valid graph
   }
-  if (precision) *reduced = passes::StoreWeightsAsFloat16(graph, *bound, precision->weights);
+  if (precision) {
+    *reduced = passes::StoreWeightsAsFloat16(graph, *bound, precision->weights);
+    *activations = passes::StoreActivationsAsFloat16(graph, precision->activations_mixed,
+                                                     precision->activations_same);
+  }
   if (!spec.weights_output.empty())
     tree.AddWriter(spec.weights_output,
                    [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
@@ -338,11 +344,11 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
   OutputTree tree;
   GenerateSummary summary;
   std::vector<passes::Folded> folded;
-  std::vector<std::string> reduced;
+  std::vector<std::string> reduced, activations;
   summary.nodes = graph.nodes.size();
   if (!query || imported || !o.weights_path.empty())  // a context query needs no weights
-    summary.weights =
-        AddWeights(o, graph, spec, opdefs, tree, imported.get(), &folded, precision, &reduced);
+    summary.weights = AddWeights(o, graph, spec, opdefs, tree, imported.get(), &folded, precision,
+                                 &reduced, &activations);
   summary.nodes = graph.nodes.size();  // after the graph passes
   Json golden_files = AddGolden(o, graph, spec, tree);
 
@@ -368,6 +374,9 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
     tmpl::ValueList names;
     for (const auto& n : reduced) names.push_back(Value::Str(n));
     prec.emplace_back(Value::Str("weights"), Value::List(std::move(names)));
+    tmpl::ValueList acts;
+    for (const auto& n : activations) acts.push_back(Value::Str(n));
+    prec.emplace_back(Value::Str("activations"), Value::List(std::move(acts)));
   }
   options.emplace_back(Value::Str("precision"), Value::Dict(std::move(prec)));
   root.emplace_back(Value::Str("graph"), ctx.Graph());

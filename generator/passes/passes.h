@@ -107,4 +107,17 @@ std::vector<std::string> StoreWeightsAsFloat16(
     ir::MSCGraph& graph, weights::TensorMap& weights,
     const std::map<std::string, std::vector<std::string>>& roles);
 
+/// Activation storage in float16 (`generate --precision fp16`; issue 9): a float32 node output
+/// (not a graph input, not a graph output, not a weight) becomes "float16" when its producer and
+/// every node reading it have an optype in `mixed` or `same`, and, for every node of a `same`
+/// optype, its float32 inputs and outputs all become float16 or none does (those kernels write
+/// their input's dtype: data movement, unary ops, reductions). `mixed` optypes read and write
+/// either float dtype in any combination (the backend's kernels widen float16 on load, compute
+/// and accumulate in float32 and round to nearest even once, on their store). The graph's inputs
+/// and outputs keep their dtype, so the golden data do too. Returns the converted tensor names
+/// in graph order. Never throws.
+std::vector<std::string> StoreActivationsAsFloat16(ir::MSCGraph& graph,
+                                                   const std::vector<std::string>& mixed,
+                                                   const std::vector<std::string>& same);
+
 }  // namespace msc::passes

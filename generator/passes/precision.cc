@@ -64,4 +64,60 @@ std::vector<std::string> StoreWeightsAsFloat16(
   return {converted.begin(), converted.end()};
 }
 
+std::vector<std::string> StoreActivationsAsFloat16(ir::MSCGraph& graph,
+                                                   const std::vector<std::string>& mixed,
+                                                   const std::vector<std::string>& same) {
+  const std::set<std::string> same_set(same.begin(), same.end());
+  std::set<std::string> listed(mixed.begin(), mixed.end());
+  listed.insert(same.begin(), same.end());
+  const std::set<std::string> outputs(graph.outputs.begin(), graph.outputs.end());
+  // Readers of each tensor that are not listed make it stay float32.
+  std::set<std::string> unlisted_reader;
+  for (const auto& n : graph.nodes)
+    if (!listed.count(n.optype))
+      for (const auto& t : n.inputs) unlisted_reader.insert(t);
+  std::set<std::string> half;  // the candidates
+  for (const auto& n : graph.nodes) {
+    if (!listed.count(n.optype)) continue;
+    for (const auto& t : n.outputs)
+      if (t.dtype == "float32" && !outputs.count(t.name) && !unlisted_reader.count(t.name))
+        half.insert(t.name);
+  }
+  // float32 tensors of each `same` node (inputs and outputs): all float16 or none.
+  std::map<std::string, const ir::MSCTensor*> by_name;
+  for (const auto& n : graph.nodes)
+    for (const auto& t : n.outputs) by_name[t.name] = &t;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& n : graph.nodes) {
+      if (!same_set.count(n.optype)) continue;
+      std::vector<const std::string*> group;
+      for (const auto& name : n.inputs) {
+        const auto t = by_name.find(name);
+        if (t != by_name.end() && t->second->dtype == "float32") group.push_back(&name);
+      }
+      for (const auto& t : n.outputs)
+        if (t.dtype == "float32") group.push_back(&t.name);
+      bool all = true, any = false;
+      for (const std::string* t : group) {
+        const bool h = half.count(*t) > 0;
+        all = all && h;
+        any = any || h;
+      }
+      if (any && !all) {
+        for (const std::string* t : group) half.erase(*t);
+        changed = true;
+      }
+    }
+  }
+  std::vector<std::string> converted;
+  for (auto& n : graph.nodes)
+    for (auto& t : n.outputs)
+      if (half.count(t.name)) {
+        t.dtype = "float16";
+        converted.push_back(t.name);
+      }
+  return converted;
+}
+
 }  // namespace msc::passes

@@ -131,6 +131,9 @@ const std::vector<FieldDoc>& ProjectFieldDocs() {
       {"options.precision.rtol", "float", "as atol: precision.<name>.rtol; absent for fp32"},
       {"options.precision.weights", "[str]",
        "weight tensors stored as float16 (sorted names); absent for fp32"},
+      {"options.precision.activations", "[str]",
+       "activation tensors stored as float16 (backend.yaml precision.<name>.activations; graph "
+       "order); absent for fp32"},
   };
   return kDocs;
 }

@@ -531,7 +531,8 @@ void ElementwiseChain(Program& p, const std::vector<Tensor>& inputs,
     Fail(op, y,
          "has " + std::to_string(inputs.size()) + " inputs; at most " +
              std::to_string(kChainMaxInputs) + " are supported");
-  if (DTypeCode(op, y, y) != 0) Fail(op, y, "output " + y.Describe() + " must be float32");
+  if (DTypeCode(op, y, y) > 1)
+    Fail(op, y, "output " + y.Describe() + " must be float32 or float16");
   std::vector<uint32_t> in_dt(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) in_dt[k] = DTypeCode(op, y, inputs[k]);
   // Resolve the steps; check operands, dtypes and shapes as the unfused ops would.
@@ -606,10 +607,10 @@ void ElementwiseChain(Program& p, const std::vector<Tensor>& inputs,
              ", not the output's " + ShapeToString(y.shape));
   for (size_t k = 0; k < inputs.size(); ++k) {
     const Tensor& x = inputs[k];
-    if (value_use[k] && x.dtype != DType::kFloat32)
+    if (value_use[k] && !IsFloat(x.dtype))
       Fail(op, y,
            "input " + std::to_string(k) + " " + x.Describe() +
-               " must be float32 (only a where condition may have another dtype)");
+               " must be float32 or float16 (only a where condition may have another dtype)");
     if (x.buffer == y.buffer && x.offset < y.offset + y.bytes() && y.offset < x.offset + x.bytes())
       Fail(op, y,
            "input " + std::to_string(k) + " " + x.Describe() +
@@ -687,8 +688,8 @@ void ElementwiseChain(Program& p, const std::vector<Tensor>& inputs,
     spec[at + 5] = SpecFloat(steps[s].p0);
     spec[at + 6] = SpecFloat(steps[s].p1);
   }
-  detail::Launch(p, "ew_chain", std::move(bindings), push, spec,
-                 Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
+  detail::LaunchFloat(p, "ew_chain", std::move(bindings), push, spec,
+                      Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
 }
 
 }  // namespace ops

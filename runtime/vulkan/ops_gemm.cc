@@ -35,7 +35,6 @@ namespace msc_vk {
 namespace ops {
 namespace {
 
-using detail::CheckFloat32;
 using detail::CheckRank;
 using detail::Fail;
 using detail::U32;
@@ -50,22 +49,24 @@ struct ConvPush {
 
 // detail::Launch, with the kernel's profile row (Program::Profile) named "<stem> [label]" so that
 // `--profile` shows the time per convolution algorithm. `kernel`: the shader variant to run
-// (`stem` or "<stem>+sg"); the row names `stem` either way.
+// (`stem` or "<stem>+sg"), with "+f16" appended when the output binding is float16
+// (detail::FloatStem); the row names `stem` either way.
 template <class P>
 void LaunchAs(Program& p, const char* stem, const char* label, std::vector<Binding> bindings,
               const P& push, const SpecConstants& spec, const std::array<uint32_t, 3>& grid,
               const Tensor& y, const std::string& kernel = "") {
-  Kernel& k = p.AddKernel(kernel.empty() ? stem : kernel, std::move(bindings), push, spec, y.name);
+  const std::string name = detail::FloatStem(kernel.empty() ? stem : kernel, bindings);
+  Kernel& k = p.AddKernel(name, std::move(bindings), push, spec, y.name);
   k.stem = std::string(stem) + " [" + label + "]" +
            (std::getenv("MSC_VK_PROFILE_NODES") ? " " + y.name : std::string());
   p.Dispatch(k, grid[0], grid[1], grid[2]);
 }
 
-// The fused residual (ops.h): float32, y's shape, and no byte shared with y (the kernel reads it
-// while it writes y).
+// The fused residual (ops.h): float32 or float16, y's shape, and no byte shared with y (the kernel
+// reads it while it writes y).
 void CheckResidual(const char* optype, const Tensor& y, const Tensor* r) {
   if (!r) return;
-  CheckFloat32(optype, y, {r});
+  detail::CheckFloat(optype, y, {r});
   if (r->shape != y.shape) {
     Fail(optype, y,
          "residual " + r->Describe() + " does not have the output's shape " +
@@ -300,9 +301,9 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
 
 void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
           const Tensor* bias, const Tensor& y, const Conv2dAttrs& a) {
-  CheckFloat32(optype, y, {&x, &y});
+  detail::CheckFloat(optype, y, {&x, &y});
   detail::CheckFloatWeight(optype, y, w);
-  if (bias) CheckFloat32(optype, y, {bias});
+  if (bias) detail::CheckFloat(optype, y, {bias});
   CheckRank(optype, y, x, 4, "input");
   CheckRank(optype, y, w, 4, "weight");
   CheckRank(optype, y, y, 4, "output");
@@ -540,17 +541,18 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
             : std::array<uint32_t, 3>{U32(((N + 7) / 8 + 63) / 64, optype, y, "grid x"),
                                       U32((M + 15) / 16, optype, y, "grid y"),
                                       U32(batch, optype, y, "grid z")};
-  detail::Launch(p, kernel.c_str(), std::move(bindings), push,
-                 {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u,
-                  tiled ? 16u : 64u, tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg},
-                 grid, y);
+  detail::LaunchFloat(
+      p, kernel.c_str(), std::move(bindings), push,
+      {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u, tiled ? 16u : 64u,
+       tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg},
+      grid, y);
 }
 
 void LinearLike(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
                 const Tensor* bias, const Tensor& y, Activation act, const Tensor* residual) {
-  CheckFloat32(optype, y, {&x, &y});
+  detail::CheckFloat(optype, y, {&x, &y});
   detail::CheckFloatWeight(optype, y, w);
-  if (bias) CheckFloat32(optype, y, {bias});
+  if (bias) detail::CheckFloat(optype, y, {bias});
   CheckRank(optype, y, w, 2, "weight");
   if (x.shape.empty() || y.shape.empty()) Fail(optype, y, "input and output need at least one dim");
   const int64_t N = w.dim(0), K = w.dim(1);
@@ -569,7 +571,7 @@ void LinearLike(Program& p, const char* optype, const char* stem, const Tensor& 
 void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
                 const Tensor& y, bool trans_b, Activation act, bool trans_a = false,
                 const Tensor* residual = nullptr) {
-  CheckFloat32(optype, y, {&a, &b, &y});
+  detail::CheckFloat(optype, y, {&a, &b, &y});
   if (a.shape.empty() || b.shape.empty()) Fail(optype, y, "operands must have at least one dim");
   const bool a1 = a.shape.size() == 1, b1 = b.shape.size() == 1;
   trans_a = trans_a && !a1;

@@ -37,6 +37,25 @@ void CheckFloat32(const char* optype, const Tensor& y,
   }
 }
 
+void CheckFloat(const char* optype, const Tensor& y, std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* t : tensors) {
+    if (!t->buffer) Fail(optype, y, "tensor " + t->Describe() + " has no buffer");
+    if (t->dtype != DType::kFloat32 && t->dtype != DType::kFloat16) {
+      Fail(optype, y,
+           "tensor " + t->Describe() + " is " + DTypeName(t->dtype) +
+               "; the Vulkan shaders take float32 or float16");
+    }
+  }
+}
+
+std::string FloatStem(const std::string& stem, const std::vector<Binding>& bindings) {
+  for (const Binding& b : bindings) {
+    if (b.access != Access::kRead && b.view == View::kStorage && b.tensor.dtype == DType::kFloat16)
+      return stem + "+f16";
+  }
+  return stem;
+}
+
 void CheckFloatWeight(const char* optype, const Tensor& y, const Tensor& w) {
   if (!w.buffer) Fail(optype, y, "tensor " + w.Describe() + " has no buffer");
   if (w.dtype != DType::kFloat32 && w.dtype != DType::kFloat16) {

@@ -17,6 +17,13 @@ namespace detail {
 // Every tensor must be float32 with a buffer.
 void CheckFloat32(const char* optype, const Tensor& y,
                   std::initializer_list<const Tensor*> tensors);
+// Every tensor must be float32 or float16 with a buffer: an activation of a float kernel (at
+// generate --precision fp16 activations are stored as float16: R16 texel views widen them on
+// fetch, the kernel's "+f16" variant rounds its output on store; FloatStem).
+void CheckFloat(const char* optype, const Tensor& y, std::initializer_list<const Tensor*> tensors);
+// The kernel of a float shader (one with the "f16" variant, shaders/common/util.glsl OUT_T) for
+// these bindings: `stem`, or "<stem>+f16" when the storage buffer it writes is float16.
+std::string FloatStem(const std::string& stem, const std::vector<Binding>& bindings);
 // A weight operand read through a float texel view (conv, linear / dense): float32, or float16
 // (generate --precision fp16: the view widens it, the kernel computes in float32), with a buffer.
 void CheckFloatWeight(const char* optype, const Tensor& y, const Tensor& w);
@@ -100,6 +107,14 @@ void Launch(Program& p, const char* stem, std::vector<Binding> bindings, const P
             const SpecConstants& spec, const std::array<uint32_t, 3>& grid, const Tensor& y) {
   Kernel& k = p.AddKernel(stem, std::move(bindings), push, spec, y.name);
   p.Dispatch(k, grid[0], grid[1], grid[2]);
+}
+
+// Launch for a float shader: its "+f16" variant when the output binding is float16 (FloatStem).
+template <class P>
+void LaunchFloat(Program& p, const char* stem, std::vector<Binding> bindings, const P& push,
+                 const SpecConstants& spec, const std::array<uint32_t, 3>& grid, const Tensor& y) {
+  const std::string kernel = FloatStem(stem, bindings);
+  Launch(p, kernel.c_str(), std::move(bindings), push, spec, grid, y);
 }
 
 }  // namespace detail

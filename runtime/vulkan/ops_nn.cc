@@ -9,7 +9,6 @@ namespace msc_vk {
 namespace ops {
 namespace {
 
-using detail::CheckFloat32;
 using detail::CheckRank;
 using detail::Fail;
 using detail::U32;
@@ -30,7 +29,7 @@ int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_
 
 void Pool(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
           const Pool2dAttrs& a, bool adaptive) {
-  CheckFloat32(optype, y, {&x, &y});
+  detail::CheckFloat(optype, y, {&x, &y});
   CheckRank(optype, y, x, 4, "input");
   CheckRank(optype, y, y, 4, "output");
   const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
@@ -75,12 +74,13 @@ void Pool(Program& p, const char* optype, const char* stem, const Tensor& x, con
       y.numel() > 0) {
     // One invocation per (plane, block), planes packed together (13x13 images: 14 blocks each).
     const int64_t blocks = (OH + 1) / 2 * ((OW + 7) / 8);
-    detail::Launch(p, stem, {InTexel(x), Out(y)}, push,
-                   {1u, static_cast<uint32_t>(k), static_cast<uint32_t>(s)},
-                   Grid1D(p.context(), static_cast<uint64_t>(N * C * blocks), 64), y);
+    detail::LaunchFloat(p, stem, {InTexel(x), Out(y)}, push,
+                        {1u, static_cast<uint32_t>(k), static_cast<uint32_t>(s)},
+                        Grid1D(p.context(), static_cast<uint64_t>(N * C * blocks), 64), y);
     return;
   }
-  detail::Launch(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), y.numel(), 64), y);
+  detail::LaunchFloat(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), y.numel(), 64),
+                      y);
 }
 
 }  // namespace
@@ -94,7 +94,7 @@ void PoolImpl(Program& p, const char* optype, const char* stem, const Tensor& x,
 
 void SoftmaxImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& y,
                  int64_t axis) {
-  CheckFloat32(op, y, {&x, &y});
+  CheckFloat(op, y, {&x, &y});
   if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
   if (x.shape.empty()) Fail(op, y, "input must have at least one dim");
   const int64_t ax = NormAxis(axis, x.shape.size(), op, y);
@@ -106,7 +106,7 @@ void SoftmaxImpl(Program& p, const char* op, const char* stem, const Tensor& x, 
   } push{U32(outer, op, y, "outer"), U32(x.shape[ax], op, y, "axis size"),
          U32(inner, op, y, "inner")};
   if (x.numel() == 0) return;
-  Launch(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), outer * inner, 64), y);
+  LaunchFloat(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), outer * inner, 64), y);
 }
 
 }  // namespace detail
@@ -115,7 +115,8 @@ void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& b
                const Tensor& mean, const Tensor& var, const Tensor& y, int64_t axis,
                double epsilon) {
   const char* op = "nn.batch_norm";
-  CheckFloat32(op, y, {&x, &gamma, &beta, &mean, &var, &y});
+  detail::CheckFloat(op, y, {&x, &y});
+  detail::CheckFloat(op, y, {&gamma, &beta, &mean, &var});
   if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
   const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
   const int64_t C = x.dim(static_cast<int>(ax));
@@ -131,11 +132,11 @@ void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& b
     float epsilon;
   } push{U32(x.numel(), op, y, "elements"), U32(C, op, y, "C"), U32(inner, op, y, "inner"),
          static_cast<float>(epsilon)};
-  detail::Launch(p, "nn/batch_norm",
-                 {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), InTexel(gamma),
-                  InTexel(beta), InTexel(mean), InTexel(var), Out(y)},
-                 push, {vec4 ? 1u : 0u}, Grid1D(p.context(), vec4 ? x.numel() / 4 : x.numel(), 64),
-                 y);
+  detail::LaunchFloat(p, "nn/batch_norm",
+                      {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), InTexel(gamma),
+                       InTexel(beta), InTexel(mean), InTexel(var), Out(y)},
+                      push, {vec4 ? 1u : 0u},
+                      Grid1D(p.context(), vec4 ? x.numel() / 4 : x.numel(), 64), y);
 }
 
 void MaxPool2d(Program& p, const Tensor& x, const Tensor& y, const Pool2dAttrs& a) {

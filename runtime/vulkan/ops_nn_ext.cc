@@ -48,7 +48,7 @@ int64_t Pool1dOut(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int6
 
 void Conv1dImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& w,
                 const Tensor* bias, const Tensor& y, const Conv1dAttrs& a) {
-  CheckFloat32(op, y, {&x, &y});
+  detail::CheckFloat(op, y, {&x, &y});
   detail::CheckFloatWeight(op, y, w);
   CheckRank(op, y, x, 3, "input");
   CheckRank(op, y, w, 3, "weight");
@@ -71,7 +71,7 @@ void Conv1dImpl(Program& p, const char* op, const char* stem, const Tensor& x, c
 
 void Pool1dImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& y,
                 const Pool1dAttrs& a, bool adaptive) {
-  CheckFloat32(op, y, {&x, &y});
+  detail::CheckFloat(op, y, {&x, &y});
   CheckRank(op, y, x, 3, "input");
   CheckRank(op, y, y, 3, "output");
   const int64_t N = x.dim(0), C = x.dim(1), W = x.dim(2);
@@ -160,8 +160,8 @@ void ConvTransposeImpl(Program& p, const char* op, const char* stem, const Tenso
 void Attention(Program& p, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
                const Tensor& y, const AttentionAttrs& a) {
   const char* op = "msc.attention";
-  CheckFloat32(op, y, {&q, &k, &v, &y});
-  if (mask) CheckFloat32(op, y, {mask});
+  detail::CheckFloat(op, y, {&q, &k, &v, &y});
+  if (mask) detail::CheckFloat(op, y, {mask});
   CheckRank(op, y, q, 4, "query");
   CheckRank(op, y, k, 4, "key");
   CheckRank(op, y, v, 4, "value");
@@ -264,11 +264,11 @@ void Attention(Program& p, const Tensor& q, const Tensor& k, const Tensor& v, co
                                    InTexel(v, v4 ? View::kTexelVec4 : View::kTexelFloat),
                                    InTexel(mask ? *mask : q), Out(y)};
   const uint64_t row_count = static_cast<uint64_t>(B * N * Sq);
-  detail::Launch(p, "msc/attention", std::move(bindings), push,
-                 {mask ? 1u : 0u, rows ? 1u : 0u, qk4 ? 1u : 0u, v4 ? 1u : 0u},
-                 rows ? Grid1D(p.context(), row_count * ((Hv + 63) / 64), 64)
-                      : Grid1D(p.context(), row_count, 1),
-                 y);
+  detail::LaunchFloat(p, "msc/attention", std::move(bindings), push,
+                      {mask ? 1u : 0u, rows ? 1u : 0u, qk4 ? 1u : 0u, v4 ? 1u : 0u},
+                      rows ? Grid1D(p.context(), row_count * ((Hv + 63) / 64), 64)
+                           : Grid1D(p.context(), row_count, 1),
+                      y);
 }
 
 // ---- GEMM variants ---------------------------------------------------------------------------

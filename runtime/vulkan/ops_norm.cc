@@ -8,7 +8,6 @@ namespace msc_vk {
 namespace ops {
 namespace {
 
-using detail::CheckFloat32;
 using detail::Fail;
 using detail::U32;
 
@@ -88,7 +87,7 @@ void Normalize(Program& p, const char* op, const char* stem, const Tensor& x, co
   const bool coop =
       red[3].size >= kCoopMinInner && (p.context().prefers_shared_memory() ||
                                        groups <= kCpuCoopMaxGroups || count >= kCpuCoopMinCount);
-  detail::Launch(
+  detail::LaunchFloat(
       p, stem, {InTexel(x), InTexel(gamma ? *gamma : x), InTexel(beta ? *beta : x), Out(y)}, push,
       {coop ? 1u : 0u}, coop ? Grid1D(p.context(), groups, 1) : Grid1D(p.context(), groups, 64), y);
 }
@@ -107,9 +106,9 @@ Shape Squeezed(const Shape& s) {
 std::vector<NormDim> AxesDims(const char* op, const Tensor& x, const Tensor& y,
                               const std::vector<int64_t>& axes_in,
                               std::initializer_list<const Tensor*> params) {
-  CheckFloat32(op, y, {&x, &y});
+  detail::CheckFloat(op, y, {&x, &y});
   for (const Tensor* t : params) {
-    if (t) CheckFloat32(op, y, {t});
+    if (t) detail::CheckFloat(op, y, {t});
   }
   if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
   const size_t rank = x.shape.size();
@@ -161,9 +160,9 @@ void GroupNorm(Program& p, const Tensor& x, const Tensor* gamma, const Tensor* b
                const Tensor& y, int64_t num_groups, int64_t channel_axis,
                const std::vector<int64_t>& axes, double epsilon) {
   const char* op = "nn.group_norm";
-  CheckFloat32(op, y, {&x, &y});
-  if (gamma) CheckFloat32(op, y, {gamma});
-  if (beta) CheckFloat32(op, y, {beta});
+  detail::CheckFloat(op, y, {&x, &y});
+  if (gamma) detail::CheckFloat(op, y, {gamma});
+  if (beta) detail::CheckFloat(op, y, {beta});
   if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
   const size_t rank = x.shape.size();
   const int64_t ca = detail::NormAxis(channel_axis, rank, op, y);

@@ -307,7 +307,11 @@ def test_precision_fp16_stores_linear_weights_as_float16(tmp_path, real_golden):
     assert "{\"const\", DType::kFloat16, {128, 784}}" in model and "{\"const_1\", DType::kFloat32, {128}}" in model
     main = (out / "main.cc").read_text()
     assert "defaults.tol.atol = 0.01;" in main and "defaults.tol.rtol = 0.01;" in main
-    assert "2 weight tensors stored as float16" in main
+    assert "2 weight and 2 activation tensors stored as float16" in main
+    # The hidden activations (linear -> relu) are float16; the graph's input and output stay float32.
+    assert 'm->Arena("matmul:0", DType::kFloat16, {1, 128}' in model
+    assert 'm->Input("inp_0:0", DType::kFloat32' in model
+    assert 'm->Arena("matmul_1:0", DType::kFloat32, {1, 10}' in model
     assert "Golden tolerance: atol = 0.01, rtol = 0.01" in (out / "README.md").read_text()
     # fp32 (the default) keeps every weight float32 and the runtime's default tolerance.
     run_cli("generate", "--graph", real("mlp", "graph.json"), "--weights", real("mlp", "weights.safetensors"),

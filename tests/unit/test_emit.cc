@@ -476,6 +476,15 @@ TEST_CASE("backend.yaml is read strictly, with file:line:col") {
         file + ":4:19: precision.fp16: atol and rtol cannot both be 0");
   CHECK(error_for(ok + "precision: {fp16: {weights: {nn.conv2d: weight}, atol: 1, rtol: 1}}\n") ==
         file + ":4:41: precision.fp16.weights.nn.conv2d must be a list of strings");
+  // activations: optional; only mixed / same, each a list of optypes.
+  CHECK(error_for(ok + fp16 +
+                  "atol: 1, rtol: 1, activations: {mixed: [add], same: [reshape]}}}\n") == "");
+  CHECK(error_for(ok + fp16 + "atol: 1, rtol: 1, activations: {any: [add]}}}\n")
+            .rfind(file + ":4:84: unknown key 'any' in precision.fp16.activations (valid keys: "
+                          "mixed, same)",
+                   0) == 0);
+  CHECK(error_for(ok + fp16 + "atol: 1, rtol: 1, activations: {same: add}}}\n") ==
+        file + ":4:90: precision.fp16.activations.same must be a list of strings");
   fs::remove_all(root);
 }
 
@@ -487,6 +496,14 @@ TEST_CASE("backend precisions: vulkan offers fp16 for its conv / linear weights"
   CHECK(p.weights.at("nn.conv2d") == std::vector<std::string>{"weight"});
   CHECK(p.weights.at("msc.linear_bias") == std::vector<std::string>{"weight"});
   CHECK(p.atol > 0);
+  // Activations between the float kernels and data movement are stored as float16 too.
+  auto has = [](const std::vector<std::string>& v, const char* x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  CHECK(has(p.activations_mixed, "msc.conv2d_bias"));
+  CHECK(has(p.activations_mixed, "msc.attention"));
+  CHECK(has(p.activations_same, "reshape"));
+  CHECK_FALSE(has(p.activations_mixed, "nn.pad"));  // its kernel writes float32 only
   for (const char* b : {"torch", "relax", "numpy"})
     CHECK(msc::emit::LoadBackendSpec(root, b).precisions.empty());
 }

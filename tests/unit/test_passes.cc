@@ -776,4 +776,45 @@ TEST_SUITE("passes") {
     CHECK(msc::passes::StoreWeightsAsFloat16(g3, w3, {}).empty());
     CHECK(w3.at("w").dtype == "float32");
   }
+
+  TEST_CASE("StoreActivationsAsFloat16: listed producers and readers, same-dtype groups") {
+    // x -> conv -> relu -> pool -> pad (not listed) -> add(pad, pool) -> concat(add, x) -> softmax
+    auto graph = [](bool second_reader) {
+      Json nodes = Json::array();
+      auto t = [](const std::string& n) { return Json::array({T(n, {1, 2, 3, 3})}); };
+      nodes.push_back(Node(0, "x", "input", {}, t("x:0")));
+      nodes.push_back(Node(1, "conv", "nn.conv2d", {"x:0"}, t("conv:0")));
+      nodes.push_back(Node(2, "relu", "nn.relu", {"conv:0"}, t("relu:0")));
+      nodes.push_back(Node(3, "pool", "nn.max_pool2d", {"relu:0"}, t("pool:0")));
+      nodes.push_back(Node(4, "pad", "nn.pad", {"pool:0"}, t("pad:0")));
+      nodes.push_back(Node(5, "add", "add", {"pad:0", "pool:0"}, t("add:0")));
+      nodes.push_back(Node(6, "cat", "concat", {"add:0", "x:0"}, t("cat:0")));
+      nodes.push_back(Node(7, "sm", "nn.softmax", {"cat:0"}, t("sm:0")));
+      Json outputs = {"sm:0"};
+      if (second_reader) {  // a `same` reader of conv:0 whose output is a graph output
+        nodes.push_back(Node(8, "neg", "negative", {"conv:0"}, t("neg:0")));
+        outputs.push_back("neg:0");
+      }
+      Json g = {{"name", "main"}, {"inputs", {"x:0"}}, {"outputs", outputs}, {"nodes", nodes}};
+      return msc::ir::ParseGraph(g.dump(), "g.json");
+    };
+    const std::vector<std::string> mixed = {"nn.conv2d", "nn.max_pool2d", "add", "nn.softmax"},
+                                   same = {"nn.relu", "concat", "negative"};
+    auto g = graph(false);
+    // pool:0 is read by pad (not listed); add:0 is concatenated with the graph input (float32),
+    // so concat's group stays float32; sm:0 is a graph output.
+    CHECK(msc::passes::StoreActivationsAsFloat16(g, mixed, same) ==
+          std::vector<std::string>{"conv:0", "relu:0"});
+    CHECK(g.FindNode("conv")->outputs[0].dtype == "float16");
+    CHECK(g.FindNode("relu")->outputs[0].dtype == "float16");
+    for (const char* n : {"x", "pool", "pad", "add", "cat", "sm"})
+      CHECK(g.FindNode(n)->outputs[0].dtype == "float32");
+    // neg:0 must stay float32 (a graph output), so its input conv:0 must too (negative writes its
+    // input's dtype), and then relu:0 (relu's group): the groups settle transitively.
+    g = graph(true);
+    CHECK(msc::passes::StoreActivationsAsFloat16(g, mixed, same).empty());
+    // Nothing listed: nothing changes.
+    g = graph(false);
+    CHECK(msc::passes::StoreActivationsAsFloat16(g, {}, {}).empty());
+  }
 }

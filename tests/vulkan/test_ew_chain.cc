@@ -372,9 +372,9 @@ TEST_CASE("elementwise chain: errors name the chain and the step") {
   vkt::ExpectError(run({x}, {ChainUnary("exp", ChainInput(0))}, x), "shares bytes with the output");
   Tensor b = BoolInput(ar, "b", {2, 4}, std::vector<uint8_t>(8, 1));
   vkt::ExpectError(run({b, x}, {ChainBinary("add", ChainInput(0), ChainInput(1))}, y),
-                   "input 0 'b' bool [2, 4] must be float32 (only a where condition");
+                   "input 0 'b' bool [2, 4] must be float32 or float16 (only a where condition");
   Tensor yb = y;
   yb.dtype = DType::kInt32;
-  vkt::ExpectError(run({x}, {ChainUnary("exp", ChainInput(0))}, yb), "must be float32");
+  vkt::ExpectError(run({x}, {ChainUnary("exp", ChainInput(0))}, yb), "must be float32 or float16");
   CHECK(p.num_dispatches() == 0);
 }

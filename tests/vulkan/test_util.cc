@@ -96,6 +96,12 @@ msc_vk::Tensor Arena::InputHalf(const std::string& name, const msc_vk::Shape& sh
 
 std::vector<float> Arena::Read(const msc_vk::Tensor& t) const {
   std::vector<float> v(t.numel());
+  if (t.dtype == msc_vk::DType::kFloat16) {
+    std::vector<uint16_t> half(v.size());
+    buffer_.Download(t.offset, half.data(), t.bytes());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = msc_vk::HalfToFloat(half[i]);
+    return v;
+  }
   buffer_.Download(t.offset, v.data(), t.bytes());
   return v;
 }

@@ -46,6 +46,7 @@ class Arena {
   // a --precision fp16 project. *rounded (if given) gets the float16 values widened back.
   msc_vk::Tensor InputHalf(const std::string& name, const msc_vk::Shape& shape,
                            const std::vector<float>& data, std::vector<float>* rounded = nullptr);
+  // The tensor's values (float32, or float16 widened).
   std::vector<float> Read(const msc_vk::Tensor& t) const;
   msc_vk::Buffer& buffer() { return buffer_; }
 

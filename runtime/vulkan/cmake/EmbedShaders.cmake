@@ -13,7 +13,10 @@
 # shaders/common/dtype.glsl). The runtime picks the +ext stem only for tensors that need it.
 # "// msc_vk:variants sg" compiles "<stem>+sg" with -DMSC_VK_SUBGROUP=1 --target-env=vulkan1.1
 # (subgroup shuffles; the runtime picks it on devices with DeviceFeatures::subgroup_shuffle_size).
-# Both may be listed on one line: "// msc_vk:variants ext sg".
+# "// msc_vk:variants f16" compiles "<stem>+f16" with -DMSC_VK_F16=1 --target-env=vulkan1.1: the
+# float kernel writing float16 outputs (16-bit storage; shaders/common/util.glsl OUT_T), picked
+# per dispatch for a float16 output (generate --precision fp16). With sg as well, "<stem>+sg+f16"
+# has both. Several may be listed on one line: "// msc_vk:variants ext sg f16".
 include_guard(GLOBAL)
 
 
@@ -47,7 +50,7 @@ function(msc_vk_embed_shaders target)
       message(FATAL_ERROR "msc_vk_embed_shaders(${target}): no shader for '${stem}': expected ${src}")
     endif()
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})  # variant marker
-    file(STRINGS ${src} variant_marker REGEX "^// msc_vk:variants( (ext|sg))+$")
+    file(STRINGS ${src} variant_marker REGEX "^// msc_vk:variants( (ext|sg|f16))+$")
     set(variants "${stem}")
     if(variant_marker MATCHES " ext( |$)")
       list(APPEND variants "${stem}+ext")
@@ -55,12 +58,22 @@ function(msc_vk_embed_shaders target)
     if(variant_marker MATCHES " sg( |$)")
       list(APPEND variants "${stem}+sg")
     endif()
+    if(variant_marker MATCHES " f16( |$)")
+      list(APPEND variants "${stem}+f16")
+      if(variant_marker MATCHES " sg( |$)")
+        list(APPEND variants "${stem}+sg+f16")
+      endif()
+    endif()
     foreach(variant ${variants})
       set(spv ${out_dir}/${variant}.spv)
       get_filename_component(spv_dir ${spv} DIRECTORY)
       file(MAKE_DIRECTORY ${spv_dir})
       if(variant MATCHES "\\+ext$")
         set(variant_flags --target-env=vulkan1.1 -DMSC_VK_EXT=1)
+      elseif(variant MATCHES "\\+sg\\+f16$")
+        set(variant_flags --target-env=vulkan1.1 -DMSC_VK_SUBGROUP=1 -DMSC_VK_F16=1)
+      elseif(variant MATCHES "\\+f16$")
+        set(variant_flags --target-env=vulkan1.1 -DMSC_VK_F16=1)
       elseif(variant MATCHES "\\+sg$")
         set(variant_flags --target-env=vulkan1.1 -DMSC_VK_SUBGROUP=1)
       else()

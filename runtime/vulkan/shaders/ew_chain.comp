@@ -12,9 +12,11 @@
 // storing the intermediates (the driver may contract a * b + c into an fma, as it may inside one
 // op: differences of ~1 ulp).
 //
-// Inputs: float32, except inputs used only as a where condition (float16, int32, int64, bool:
-// read as their truth value with LoadB of common/dtype.glsl, nonzero and NaN are true; the plain
-// build suffices, texel views need no device feature). Per input k (specialization constants):
+// Inputs: float32 or float16 (widened exactly), and of any dtype when used only as a where
+// condition (int32, int64, bool: read as their truth value with LoadB of common/dtype.glsl, nonzero
+// and NaN are true; the plain build suffices, texel views need no device feature).
+// Y: float32, or float16 in the "+f16" variant (MSC_VK_F16: 16-bit storage; the chain computes in
+// float32 and rounds once on store; generate --precision fp16). Per input k (specialization constants):
 //   IN_KIND: 0 Y's element count (same layout: element i), 1 one element (element 0), 2 / 4
 //            broadcast with innermost stride 1 / 0 (element offset from the output coordinates
 //            and the stride slot IN_SLOT), 3 no input (unused slot: reads nothing)
@@ -36,6 +38,7 @@
 // OP (U_* / B_* code), 18 + 7s A, 19 + 7s B, 20 + 7s C (register indices: input k = k, step j =
 // 4 + j), 21 + 7s P0, 22 + 7s P1 (float: the unary op's parameters).
 // Workgroup (64, 1, 1), 2-D grid folded by LinearId() over total (MODE 0) or total / 4.
+// msc_vk:variants f16
 #version 450
 #include "common/dtype.glsl"
 #include "common/util.glsl"
@@ -83,6 +86,10 @@ layout(set = 0, binding = 1) uniform usamplerBuffer X1;
 layout(set = 0, binding = 2) uniform usamplerBuffer X2;
 layout(set = 0, binding = 3) uniform usamplerBuffer X3;
 OUTPUT(4, Y)
+#ifdef MSC_VK_F16
+layout(std430, set = 0, binding = 4) writeonly buffer BufYh { OUT_T Yh[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer BufYh4 { OUT_T4 Yh4[]; };
+#endif
 
 layout(push_constant) uniform Push {
   uint w[32];
@@ -103,7 +110,9 @@ void Offsets(uint e, out uvec3 off) {
 }
 
 float Fetch1(usamplerBuffer t, uint dt, uint i) {
-  return dt == DT_F32 ? uintBitsToFloat(texelFetch(t, int(i)).x) : (LoadB(t, dt, i) ? 1.0 : 0.0);
+  if (dt == DT_F32) return uintBitsToFloat(texelFetch(t, int(i)).x);
+  if (dt == DT_F16) return unpackHalf2x16(texelFetch(t, int(i)).x).x;
+  return LoadB(t, dt, i) ? 1.0 : 0.0;
 }
 
 // Input k's element for output element i (MODE 0).
@@ -152,7 +161,11 @@ void main() {
     R[1] = Load1(X1, IN_KIND1, IN_DT1, IN_SLOT1, i, off);
     R[2] = Load1(X2, IN_KIND2, IN_DT2, IN_SLOT2, i, off);
     R[3] = Load1(X3, IN_KIND3, IN_DT3, IN_SLOT3, i, off);
+#ifdef MSC_VK_F16
+    Yh[i] = OUT_T(Run(R));
+#else
     Y32[i] = floatBitsToUint(Run(R));
+#endif
     return;
   }
   if (i * 4u >= total) return;
@@ -170,5 +183,9 @@ void main() {
     R[3] = x3[k];
     y[k] = Run(R);
   }
+#ifdef MSC_VK_F16
+  Yh4[i] = OUT_T4(y);
+#else
   Y4[i] = floatBitsToUint(y);
+#endif
 }

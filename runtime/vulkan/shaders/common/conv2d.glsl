@@ -113,12 +113,12 @@ layout(set = 0, binding = 0) uniform samplerBuffer X;
 layout(set = 0, binding = 1) uniform samplerBuffer Wt;
 #ifdef HAS_BIAS
 layout(set = 0, binding = 2) uniform samplerBuffer Bias;
-layout(std430, set = 0, binding = 3) writeonly buffer BufY { float Y[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer BufY4 { vec4 Y4[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer BufY { OUT_T Y[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer BufY4 { OUT_T4 Y4[]; };
 layout(set = 0, binding = 4) uniform samplerBuffer Res;
 #else
-layout(std430, set = 0, binding = 2) writeonly buffer BufY { float Y[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer BufY4 { vec4 Y4[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer BufY { OUT_T Y[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer BufY4 { OUT_T4 Y4[]; };
 layout(set = 0, binding = 3) uniform samplerBuffer Res;
 #endif
 
@@ -154,12 +154,12 @@ void Store8(uint row, uint p0, uint ohw, vec4 v0, vec4 v1) {
       v0 = clamp(v0, p.act_min, p.act_max);
       v1 = clamp(v1, p.act_min, p.act_max);
     }
-    Y4[c >> 2] = v0;
-    Y4[(c >> 2) + 1] = v1;
+    Y4[c >> 2] = OUT_T4(v0);
+    Y4[(c >> 2) + 1] = OUT_T4(v1);
   } else {
     [[unroll]] for (uint j = 0; j < 4; ++j) {
-      if (p0 + j < ohw) Y[c + j] = Epilogue(v0[j], c + j);
-      if (p0 + j + 4 < ohw) Y[c + j + 4] = Epilogue(v1[j], c + j + 4);
+      if (p0 + j < ohw) Y[c + j] = OUT_T(Epilogue(v0[j], c + j));
+      if (p0 + j + 4 < ohw) Y[c + j + 4] = OUT_T(Epilogue(v1[j], c + j + 4));
     }
   }
 }
@@ -281,10 +281,10 @@ void GemmMain() {
       if (MODE == MODE_WINO_GEMM) {
         const uint c = (z * M + m) * P + n0;
         if (n0 + 8 <= P) {  // P = Tp is a multiple of 4
-          Y4[c >> 2] = acc[i][0];
-          Y4[(c >> 2) + 1] = acc[i][1];
+          Y4[c >> 2] = OUT_T4(acc[i][0]);
+          Y4[(c >> 2) + 1] = OUT_T4(acc[i][1]);
         } else {
-          Y4[c >> 2] = acc[i][0];
+          Y4[c >> 2] = OUT_T4(acc[i][0]);
         }
       } else {
         const float b = BiasOf(m);
@@ -363,7 +363,7 @@ void WinoInputMain() {
   const uint plane = p.C * Tp, base = c * Tp + t;
   [[unroll]] for (uint i = 0; i < S; ++i) {
     if (F == 2) InputLine2(d[i]); else InputLine4(d[i]);
-    [[unroll]] for (uint j = 0; j < S; ++j) Y[base + (i * S + j) * plane] = d[i][j];
+    [[unroll]] for (uint j = 0; j < S; ++j) Y[base + (i * S + j) * plane] = OUT_T(d[i][j]);
   }
 }
 
@@ -394,7 +394,7 @@ void WinoOutputMain() {
     OutputLine(m[i]);  // (A^T m) A: rows
     [[unroll]] for (uint j = 0; j < F; ++j) {
       const uint e = ybase + (oh0 + i) * p.OW + ow0 + j;
-      if (oh0 + i < p.OH && ow0 + j < p.OW) Y[e] = Epilogue(m[i][j] + b, e);
+      if (oh0 + i < p.OH && ow0 + j < p.OW) Y[e] = OUT_T(Epilogue(m[i][j] + b, e));
     }
   }
 }
@@ -491,8 +491,8 @@ void Im2colMain() {
     oh += wrap ? 1u : 0u;
   }
   const uint e = ((n * Kp + k) * Pp + p0) >> 2;
-  Y4[e] = vec4(v[0], v[1], v[2], v[3]);
-  if (p0 + 4 < Pp) Y4[e + 1] = vec4(v[4], v[5], v[6], v[7]);
+  Y4[e] = OUT_T4(vec4(v[0], v[1], v[2], v[3]));
+  if (p0 + 4 < Pp) Y4[e + 1] = OUT_T4(vec4(v[4], v[5], v[6], v[7]));
 }
 
 void main() {

@@ -58,12 +58,12 @@ layout(set = 0, binding = 0) uniform samplerBuffer A;
 layout(set = 0, binding = 1) uniform samplerBuffer B;
 #ifdef HAS_BIAS
 layout(set = 0, binding = 2) uniform samplerBuffer Bias;
-layout(std430, set = 0, binding = 3) writeonly buffer BufC { float C[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer BufC4 { vec4 C4[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer BufC { OUT_T C[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer BufC4 { OUT_T4 C4[]; };
 layout(set = 0, binding = 4) uniform samplerBuffer Res;
 #else
-layout(std430, set = 0, binding = 2) writeonly buffer BufC { float C[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer BufC4 { vec4 C4[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer BufC { OUT_T C[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer BufC4 { OUT_T4 C4[]; };
 layout(set = 0, binding = 3) uniform samplerBuffer Res;
 #endif
 
@@ -143,7 +143,7 @@ void TiledMain() {
     [[unroll]] for (uint j = 0; j < 4; ++j) {
       const uint n = n_tile + tx + 16 * j;
       const uint e = c_base + m * p.N + n;
-      if (m < p.M && n < p.N) C[e] = BiasAct(acc[i][j], n, e);
+      if (m < p.M && n < p.N) C[e] = OUT_T(BiasAct(acc[i][j], n, e));
     }
   }
 }
@@ -267,12 +267,12 @@ void main() {
           v0 = clamp(v0, p.act_min, p.act_max);
           v1 = clamp(v1, p.act_min, p.act_max);
         }
-        C4[c >> 2] = v0;
-        C4[(c >> 2) + 1] = v1;
+        C4[c >> 2] = OUT_T4(v0);
+        C4[(c >> 2) + 1] = OUT_T4(v1);
       } else {
         [[unroll]] for (uint j = 0; j < 4; ++j) {
-          if (n0 + j < p.N) C[c + j] = Epilogue(v0[j], c + j);
-          if (n0 + j + 4 < p.N) C[c + j + 4] = Epilogue(v1[j], c + j + 4);
+          if (n0 + j < p.N) C[c + j] = OUT_T(Epilogue(v0[j], c + j));
+          if (n0 + j + 4 < p.N) C[c + j + 4] = OUT_T(Epilogue(v1[j], c + j + 4));
         }
       }
     }

@@ -24,7 +24,7 @@ layout(constant_id = 0) const uint COOP = 0;
 layout(set = 0, binding = 0) uniform samplerBuffer X;
 layout(set = 0, binding = 1) uniform samplerBuffer Gamma;
 layout(set = 0, binding = 2) uniform samplerBuffer Beta;
-layout(std430, set = 0, binding = 3) writeonly buffer BufY { float Y[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer BufY { OUT_T Y[]; };
 
 layout(push_constant) uniform Push {
   uint kshape[4], kstride[4], kgstride[4];
@@ -104,7 +104,7 @@ void main() {
           float v = (Fetch(X, e) - mean) * inv;
           if (has_gamma) v *= Fetch(Gamma, g);
           if (has_beta) v += Fetch(Beta, g);
-          Y[e] = v;
+          Y[e] = OUT_T(v);
         }
       }
     }

@@ -15,7 +15,7 @@
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(set = 0, binding = 0) uniform samplerBuffer X;
-layout(std430, set = 0, binding = 1) writeonly buffer BufY { float Y[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer BufY { OUT_T Y[]; };
 
 layout(push_constant) uniform Push {
   uint NC, H, W, OH, OW;
@@ -73,7 +73,7 @@ void MaxRowsMain() {
     if (oh0 + r < p.OH) {
       const uint row = (plane * p.OH + oh0 + r) * p.OW + ow0;
       [[unroll]] for (uint j = 0; j < PC; ++j) {
-        if (ow0 + j < p.OW) Y[row + j] = m[r][j];
+        if (ow0 + j < p.OW) Y[row + j] = OUT_T(m[r][j]);
       }
     }
   }
@@ -103,7 +103,7 @@ void main() {
       if (uint(iw) < p.W) m = max(m, Fetch(X, base + uint(ih) * p.W + uint(iw)));
     }
   }
-  Y[i] = m;
+  Y[i] = OUT_T(m);
 #elif defined(POOL_AVG)
   const int h0 = int(oh * p.sh) - int(p.pt), w0 = int(ow * p.sw) - int(p.pl);
   float s = 0.0;
@@ -121,7 +121,7 @@ void main() {
       }
     }
   }
-  Y[i] = s / float(max(p.count_include_pad != 0 ? region : valid, 1u));
+  Y[i] = OUT_T(s / float(max(p.count_include_pad != 0 ? region : valid, 1u)));
 #else  // POOL_ADAPTIVE
   const int hs = int((oh * p.H) / p.OH), he = int(((oh + 1) * p.H + p.OH - 1) / p.OH);
   const int ws = int((ow * p.W) / p.OW), we = int(((ow + 1) * p.W + p.OW - 1) / p.OW);
@@ -129,6 +129,6 @@ void main() {
   for (int ih = hs; ih < he; ++ih) {
     for (int iw = ws; iw < we; ++iw) s += Fetch(X, base + uint(ih) * p.W + uint(iw));
   }
-  Y[i] = s / float((he - hs) * (we - ws));
+  Y[i] = OUT_T(s / float((he - hs) * (we - ws)));
 #endif
 }

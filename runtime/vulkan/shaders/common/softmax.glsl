@@ -10,7 +10,7 @@
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
 layout(set = 0, binding = 0) uniform samplerBuffer X;
-layout(std430, set = 0, binding = 1) writeonly buffer BufY { float Y[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer BufY { OUT_T Y[]; };
 
 layout(push_constant) uniform Push {
   uint outer, L, inner;
@@ -26,9 +26,9 @@ void main() {
   for (uint l = 0, e = base; l < p.L; ++l, e += p.inner) s += exp(Fetch(X, e) - m);
 #ifdef LOG_SOFTMAX
   const float shift = m + log(s);
-  for (uint l = 0, e = base; l < p.L; ++l, e += p.inner) Y[e] = Fetch(X, e) - shift;
+  for (uint l = 0, e = base; l < p.L; ++l, e += p.inner) Y[e] = OUT_T(Fetch(X, e) - shift);
 #else
   const float r = 1.0 / s;
-  for (uint l = 0, e = base; l < p.L; ++l, e += p.inner) Y[e] = exp(Fetch(X, e) - m) * r;
+  for (uint l = 0, e = base; l < p.L; ++l, e += p.inner) Y[e] = OUT_T(exp(Fetch(X, e) - m) * r);
 #endif
 }

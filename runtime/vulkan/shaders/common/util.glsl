@@ -9,6 +9,21 @@
 //  * All sizes and offsets are in elements (float32), never bytes.
 #extension GL_EXT_control_flow_attributes : require
 
+// Element type of the float kernels' outputs (conv, GEMM, pooling, softmax, normalization,
+// batch_norm, attention): float32, or float16 in their "+f16" variants (MSC_VK_F16, picked per
+// dispatch for a float16 output: generate --precision fp16). Only storage is 16-bit (the
+// storageBuffer16BitAccess feature, no shaderFloat16): kernels compute and accumulate in float32
+// and round once on store, Y[i] = OUT_T(v) (OpFConvert: round to nearest even on every driver
+// measured). Their inputs need nothing: R16 texel views widen float16 on fetch.
+#ifdef MSC_VK_F16
+#extension GL_EXT_shader_16bit_storage : require
+#define OUT_T float16_t
+#define OUT_T4 f16vec4
+#else
+#define OUT_T float
+#define OUT_T4 vec4
+#endif
+
 // Invocation index of a 1-D problem dispatched as a (gx, gy, 1) grid of 1-D workgroups.
 uint LinearId() {
   return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

@@ -24,6 +24,7 @@
 // as softmax does.
 // Bindings: 0 Q, 1 K, 2 V (texel; vec4 views with QK4 / V4), 3 Mask (texel float; Q again when
 // HAS_MASK = 0), 4 O (storage).
+// msc_vk:variants f16
 #version 450
 #include "common/util.glsl"
 
@@ -37,7 +38,7 @@ layout(set = 0, binding = 0) uniform samplerBuffer Q;
 layout(set = 0, binding = 1) uniform samplerBuffer K;
 layout(set = 0, binding = 2) uniform samplerBuffer V;
 layout(set = 0, binding = 3) uniform samplerBuffer Mask;
-layout(std430, set = 0, binding = 4) writeonly buffer BufO { float O[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer BufO { OUT_T O[]; };
 
 layout(push_constant) uniform Push {
   uint B, N, Sq, Skv, H, Hv;
@@ -128,7 +129,7 @@ void RowsMain() {
   }
   const uint obase = b * p.os[0] + i * p.os[1] + n * p.os[2] + hv0 * p.os[3];
   [[unroll]] for (uint t = 0; t < ROW_HV; ++t) {
-    if (t < hn) O[obase + t * p.os[3]] = acc[t / 4][t % 4] / l;
+    if (t < hn) O[obase + t * p.os[3]] = OUT_T(acc[t / 4][t % 4] / l);
   }
 }
 
@@ -191,7 +192,7 @@ void main() {
     }
     [[unroll]] for (uint t = 0; t < 4; ++t) {
       const uint h = hv0 + lane + CHUNK * t;
-      if (t < tn && h < p.Hv) O[obase + h * p.os[3]] = acc[t] / l;
+      if (t < tn && h < p.Hv) O[obase + h * p.os[3]] = OUT_T(acc[t] / l);
     }
   }
 }

@@ -4,6 +4,7 @@
 // VEC4 = 1 (inner % 4 == 0): one vec4 per invocation (vec4 view of X); else one float.
 // Bindings: 0 X, 1 gamma, 2 beta, 3 mean, 4 var (texel, float views except X), 5 Y (storage).
 // Workgroup (64, 1, 1), 2-D grid folded by LinearId() over total / 4 (VEC4) or total.
+// msc_vk:variants f16
 #version 450
 #include "common/util.glsl"
 
@@ -15,8 +16,8 @@ layout(set = 0, binding = 1) uniform samplerBuffer Gamma;
 layout(set = 0, binding = 2) uniform samplerBuffer Beta;
 layout(set = 0, binding = 3) uniform samplerBuffer Mean;
 layout(set = 0, binding = 4) uniform samplerBuffer Var;
-layout(std430, set = 0, binding = 5) writeonly buffer BufY { float Y[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer BufY4 { vec4 Y4[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer BufY { OUT_T Y[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer BufY4 { OUT_T4 Y4[]; };
 
 layout(push_constant) uniform Push {
   uint total;  // elements
@@ -33,8 +34,8 @@ void main() {
   const float scale = Fetch(Gamma, c) / sqrt(Fetch(Var, c) + p.epsilon);
   const float shift = Fetch(Beta, c) - Fetch(Mean, c) * scale;
   if (VEC4 != 0) {
-    Y4[i] = texelFetch(X, int(i)) * scale + shift;
+    Y4[i] = OUT_T4(texelFetch(X, int(i)) * scale + shift);
   } else {
-    Y[i] = Fetch(X, i) * scale + shift;
+    Y[i] = OUT_T(Fetch(X, i) * scale + shift);
   }
 }

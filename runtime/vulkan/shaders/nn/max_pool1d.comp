@@ -1,5 +1,6 @@
 // nn.max_pool1d (NCW): the 2-D pooling kernel on [N, C, 1, W] views. Bindings (X, Y) and push
 // constants: see common/pool2d.glsl.
+// msc_vk:variants f16
 #version 450
 #define POOL_MAX 1
 #include "common/pool2d.glsl"
