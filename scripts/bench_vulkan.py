@@ -14,8 +14,9 @@ peak vs the largest sum of simultaneously live tensors, from model.cc, and vs th
 activations). --compare-direct also times the same binary with MSC_VK_CONV=direct (the runtime's
 original direct convolution kernel for every conv) to show what the convolution algorithms of
 runtime/vulkan/ops_gemm.cc (Winograd, 1x1 GEMM, im2col + GEMM, depthwise) buy on this device.
---fp16 also generates and times the `generate --precision fp16` project (conv / linear weights
-stored as float16) in the same alternation, and prints its golden line (max abs / rel error).
+--fp16 also generates and times the `generate --precision fp16` project (conv / linear weights and
+the activations between the float kernels stored as float16) in the same alternation, and prints
+its golden line (max abs / rel error) and its activation arena.
 Unless --no-profile, prints each model's GPU time per op type (`model --profile`: timestamp
 queries; conv rows split by algorithm). Finally the GEMM shader's GFLOP/s at 1024^3
 (<build>/tests/bench_gemm). The machine's load average is printed before and after: on a shared
@@ -120,7 +121,9 @@ def main():
             golden = run([model]).strip().splitlines()[-1]
             fp16_model = projects["fp16"] + "/build/model" if args.fp16 else None
             if fp16_model:
-                fp16_golden = [l for l in run([fp16_model]).splitlines() if l.startswith("output ")]
+                fp16_out = run([fp16_model])
+                fp16_golden = [l for l in fp16_out.splitlines() if l.startswith("output ")]
+                fp16_peak = int(re.search(r"arena peak (\d+) bytes", fp16_out).group(1))
             vk_times, torch_times, direct_times, fp16_times = [], [], [], []
             out = ""
             for _ in range(args.repeat):
@@ -140,7 +143,7 @@ def main():
                          statistics.median(direct_times) if direct_times else None, peak, bound, naive, golden))
             if fp16_model:
                 fp16_rows.append((name, statistics.median(fp16_times), min(fp16_times), statistics.median(vk_times),
-                                  fp16_golden))
+                                  fp16_peak, fp16_golden))
             if not args.no_profile:
                 prof = run([model, "--bench", str(args.runs), "--profile"])
                 profiles.append((name, prof[prof.index("profile:"):] if "profile:" in prof else prof))
@@ -152,11 +155,12 @@ def main():
             name, vk_med, vk_best, torch_med, vk_med / torch_med, "%.2f" % direct if direct else "-", peak, bound,
             naive, golden))
     if fp16_rows:
-        print("\n--precision fp16 (conv / linear weights float16):")
-        print("%-18s %12s %12s %12s %9s  %s" % ("example", "fp16 p50 ms", "fp16 best", "fp32 p50", "fp16/fp32",
-                                               "golden (fp16 tolerance)"))
-        for name, med, best, fp32, golden16 in fp16_rows:
-            print("%-18s %12.2f %12.2f %12.2f %9.2f  %s" % (name, med, best, fp32, med / fp32, "; ".join(golden16)))
+        print("\n--precision fp16 (conv / linear weights and activations float16):")
+        print("%-18s %12s %12s %12s %9s %12s  %s" % ("example", "fp16 p50 ms", "fp16 best", "fp32 p50", "fp16/fp32",
+                                                    "arena peak B", "golden (fp16 tolerance)"))
+        for name, med, best, fp32, peak16, golden16 in fp16_rows:
+            print("%-18s %12.2f %12.2f %12.2f %9.2f %12d  %s" % (name, med, best, fp32, med / fp32, peak16,
+                                                               "; ".join(golden16)))
     for name, prof in profiles:
         print("\n[%s] %s" % (name, prof.strip()))
     gemm = os.path.join(args.build_dir, "tests", "bench_gemm")
