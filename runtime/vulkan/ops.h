@@ -2,12 +2,13 @@
 // (specialization constants, texel views), fills the push constants, adds one kernel to the
 // Program and dispatches it on a grid within the device limits. Generated model.cc calls these.
 //
-// Tensors are row-major. Conv/GEMM/pool/normalization ops take float32 (layouts NCHW (X, Y) and
-// OIHW (W); the conv and Linear / LinearBias / Dense weight may be float16, widened on read:
-// generate --precision fp16); the elementwise, creation, data-movement and indexing ops take
-// float32, float16, int32, int64 and bool (see "dtypes" below). Attributes use MSC's meaning and
-// order: padding = {top, left, bottom, right}; strides/dilation = {h, w}. Every shape or dtype
-// mismatch throws msc_vk::Error("<optype> '<output name>': ...").
+// Tensors are row-major. Conv/GEMM/pool/normalization/attention ops take float32 or float16 for
+// every tensor, in any mix (layouts NCHW (X, Y) and OIHW (W); float16 is read through R16 texel
+// views that widen it, and a float16 output is written by the shader's "+f16" variant, which needs
+// storageBuffer16BitAccess: generate --precision fp16); the elementwise, creation, data-movement
+// and indexing ops take float32, float16, int32, int64 and bool (see "dtypes" below). Attributes
+// use MSC's meaning and order: padding = {top, left, bottom, right}; strides/dilation = {h, w}.
+// Every shape or dtype mismatch throws msc_vk::Error("<optype> '<output name>': ...").
 //
 // dtypes: float16 is storage only (kernels compute in float32 and round to nearest even on
 // store); integers compute in their own width (int64 as 64-bit integers); bool is one byte 0/1.
@@ -46,9 +47,9 @@ struct Activation {
 // Fused residual (issue 9: resnet's skip connection, a transformer's linear + residual add): with
 // `residual` non-null, y = act(op(...) + *residual) in the same dispatch, the residual added
 // after the bias and before the activation (the unfused graph's add + relu/clip, same float32
-// operations). The residual is float32 with y's shape exactly (no broadcasting) and must not
-// share bytes with y (the kernel reads it while writing y); else Error. It only has to stay valid
-// during the call (the kernel binds it).
+// operations). The residual is float32 or float16 with y's shape exactly (no broadcasting) and must
+// not share bytes with y (the kernel reads it while writing y); else Error. It only has to stay
+// valid during the call (the kernel binds it).
 
 struct Conv2dAttrs {
   std::array<int64_t, 2> strides{1, 1};
@@ -182,8 +183,9 @@ void MaskedFill(Program& p, const Tensor& x, const Tensor& mask, const Tensor& v
 // ChainBinary with an arithmetic op of Binary (add subtract multiply divide power maximum
 // minimum floor_divide floor_mod); ChainWhere(cond, a, b) = cond != 0 ? a : b (NaN is true).
 // Shapes: each step's shape is the numpy broadcast of its operands' (as the unfused op's output);
-// the last step's must be y's. dtypes: y and every input float32, except inputs used only as a
-// where condition (float16, int32, int64, bool). y must not share bytes with an input. Errors
+// the last step's must be y's. dtypes: y and every input float32 or float16 (computed in
+// float32; a float16 y from the "+f16" variant), except inputs used only as a where condition
+// (any dtype: int32, int64, bool too). y must not share bytes with an input. Errors
 // (msc_vk::Error "elementwise chain '<y.name>': ...") name the step.
 // One dispatch, except for 4 broadcast inputs (neither y's size nor one element: the kernel has
 // stride slots for 3) or more than 6 dims left after merging: then one dispatch per step through

@@ -3,6 +3,7 @@
 #include "context.h"
 #include "error.h"
 #include "ops_internal.h"
+#include "shader_registry.h"
 
 namespace msc_vk {
 namespace ops {
@@ -50,8 +51,15 @@ void CheckFloat(const char* optype, const Tensor& y, std::initializer_list<const
 
 std::string FloatStem(const std::string& stem, const std::vector<Binding>& bindings) {
   for (const Binding& b : bindings) {
-    if (b.access != Access::kRead && b.view == View::kStorage && b.tensor.dtype == DType::kFloat16)
-      return stem + "+f16";
+    if (b.access != Access::kRead && b.view == View::kStorage &&
+        b.tensor.dtype == DType::kFloat16) {
+      const std::string variant = stem + "+f16";
+      if (!FindEmbeddedShader(variant) && FindEmbeddedShader(stem))
+        throw Error("kernel '" + b.tensor.name + "' writes float16, but shader '" + variant +
+                    "' is not embedded (msc_vk_embed_shaders(... F16) compiles the float16 "
+                    "variants; generate --precision fp16 projects pass it)");
+      return variant;
+    }
   }
   return stem;
 }

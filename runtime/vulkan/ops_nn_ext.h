@@ -1,5 +1,6 @@
 // msc_vk::ops, part 2: transformer, normalization, reduction, 1-D conv/pool, transposed conv,
-// resize and pad ops. Same conventions as ops.h: float32 row-major tensors, MSC/relax attribute
+// resize and pad ops. Same conventions as ops.h: row-major tensors (float32, or float16 where
+// ops.h's float kernels take it: attention, norms, 1-D conv / pool), MSC/relax attribute
 // meaning and order, one function per optype that checks shapes, records its kernel(s) and throws
 // msc_vk::Error("<optype> '<output name>': ...") on any mismatch. Outputs must not share bytes
 // with inputs. Dispatches recorded per call are given in each comment.

@@ -2,6 +2,7 @@
 import filecmp
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -313,10 +314,13 @@ def test_precision_fp16_stores_linear_weights_as_float16(tmp_path, real_golden):
     assert 'm->Input("inp_0:0", DType::kFloat32' in model
     assert 'm->Arena("matmul_1:0", DType::kFloat32, {1, 10}' in model
     assert "Golden tolerance: atol = 0.01, rtol = 0.01" in (out / "README.md").read_text()
+    # The float kernels' float16-output shader variants are compiled for this project only.
+    assert re.search(r"STEMS [^)]* F16\)", (out / "CMakeLists.txt").read_text())
     # fp32 (the default) keeps every weight float32 and the runtime's default tolerance.
     run_cli("generate", "--graph", real("mlp", "graph.json"), "--weights", real("mlp", "weights.safetensors"),
             "--backend", "vulkan", "--out", tmp_path / "fp32")
     assert set(_safetensors_dtypes(tmp_path / "fp32" / "weights.safetensors").values()) == {"F32"}
+    assert " F16)" not in (tmp_path / "fp32" / "CMakeLists.txt").read_text()
     assert "defaults.tol" not in (tmp_path / "fp32" / "main.cc").read_text()
 
 

@@ -7,6 +7,7 @@
 // read a float16 input through a float32 view, or mis-sized a view fails by far more.
 #include <functional>
 
+#include "ops_internal.h"
 #include "test_util.h"
 
 namespace ops = msc_vk::ops;
@@ -221,4 +222,20 @@ TEST_CASE("float kernels refuse activations that are not float32 or float16") {
   vkt::ExpectError([&] { ops::Softmax(p, x, y); },
                    "nn.softmax 'y': tensor 'x' int32 [2, 8] is int32; the Vulkan shaders take "
                    "float32 or float16");
+}
+
+TEST_CASE("a float16 output needs the embedded +f16 variant (msc_vk_embed_shaders F16)") {
+  // "add" has no f16 variant (the dtype-generic kernels write float16 from "+ext"): stands for a
+  // float kernel whose project was built without F16.
+  vkt::Arena ar(vkt::Ctx());
+  const Tensor y = ar.Alloc("y", {4}, DType::kFloat16), x = ar.Alloc("x", {4});
+  CHECK(ops::detail::FloatStem("nn/softmax", {msc_vk::InTexel(x), msc_vk::Out(y)}) ==
+        "nn/softmax+f16");
+  CHECK(ops::detail::FloatStem("nn/softmax", {msc_vk::InTexel(y), msc_vk::Out(x)}) == "nn/softmax");
+  vkt::ExpectError(
+      [&] {
+        ops::detail::FloatStem("add", {msc_vk::InTexel(x), msc_vk::Out(y)});
+      },
+      "kernel 'y' writes float16, but shader 'add+f16' is not embedded "
+      "(msc_vk_embed_shaders(... F16)");
 }

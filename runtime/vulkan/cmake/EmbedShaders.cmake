@@ -1,4 +1,4 @@
-# msc_vk_embed_shaders(<target> SHADER_DIR <dir> [STEMS <stem>...] [GLSLC_FLAGS <flag>...])
+# msc_vk_embed_shaders(<target> SHADER_DIR <dir> [STEMS <stem>...] [GLSLC_FLAGS <flag>...] [F16])
 #
 # Compiles <dir>/<stem>.comp (every *.comp below <dir> when STEMS is omitted; shaders/common/
 # holds includes, not shaders) to SPIR-V with glslc at build time and adds a generated
@@ -13,15 +13,16 @@
 # shaders/common/dtype.glsl). The runtime picks the +ext stem only for tensors that need it.
 # "// msc_vk:variants sg" compiles "<stem>+sg" with -DMSC_VK_SUBGROUP=1 --target-env=vulkan1.1
 # (subgroup shuffles; the runtime picks it on devices with DeviceFeatures::subgroup_shuffle_size).
-# "// msc_vk:variants f16" compiles "<stem>+f16" with -DMSC_VK_F16=1 --target-env=vulkan1.1: the
-# float kernel writing float16 outputs (16-bit storage; shaders/common/util.glsl OUT_T), picked
-# per dispatch for a float16 output (generate --precision fp16). With sg as well, "<stem>+sg+f16"
+# "// msc_vk:variants f16" compiles, with the F16 option only, "<stem>+f16" with -DMSC_VK_F16=1
+# --target-env=vulkan1.1: the float kernel writing float16 outputs (16-bit storage;
+# shaders/common/util.glsl OUT_T), picked per dispatch for a float16 output (generate --precision
+# fp16 projects pass F16; a float32 model needs none of them). With sg as well, "<stem>+sg+f16"
 # has both. Several may be listed on one line: "// msc_vk:variants ext sg f16".
 include_guard(GLOBAL)
 
 
 function(msc_vk_embed_shaders target)
-  cmake_parse_arguments(ARG "" "SHADER_DIR" "STEMS;GLSLC_FLAGS" ${ARGN})
+  cmake_parse_arguments(ARG "F16" "SHADER_DIR" "STEMS;GLSLC_FLAGS" ${ARGN})
   if(NOT ARG_SHADER_DIR)
     message(FATAL_ERROR "msc_vk_embed_shaders(${target}): SHADER_DIR is required")
   endif()
@@ -58,7 +59,7 @@ function(msc_vk_embed_shaders target)
     if(variant_marker MATCHES " sg( |$)")
       list(APPEND variants "${stem}+sg")
     endif()
-    if(variant_marker MATCHES " f16( |$)")
+    if(ARG_F16 AND variant_marker MATCHES " f16( |$)")
       list(APPEND variants "${stem}+f16")
       if(variant_marker MATCHES " sg( |$)")
         list(APPEND variants "${stem}+sg+f16")

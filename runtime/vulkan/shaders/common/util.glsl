@@ -13,8 +13,9 @@
 // batch_norm, attention): float32, or float16 in their "+f16" variants (MSC_VK_F16, picked per
 // dispatch for a float16 output: generate --precision fp16). Only storage is 16-bit (the
 // storageBuffer16BitAccess feature, no shaderFloat16): kernels compute and accumulate in float32
-// and round once on store, Y[i] = OUT_T(v) (OpFConvert: round to nearest even on every driver
-// measured). Their inputs need nothing: R16 texel views widen float16 on fetch.
+// and round once, on store: Y[i] = OUT_T(v), Y4[i] = OUT_T4(v) (OpFConvert; the conversion must
+// be the stored value itself: without shaderFloat16 no float16 temporaries). Their inputs need
+// nothing: R16 texel views widen float16 on fetch.
 #ifdef MSC_VK_F16
 #extension GL_EXT_shader_16bit_storage : require
 #define OUT_T float16_t
