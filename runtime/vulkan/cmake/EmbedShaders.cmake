@@ -16,8 +16,8 @@
 # "// msc_vk:variants f16" compiles, with the F16 option only, "<stem>+f16" with -DMSC_VK_F16=1
 # --target-env=vulkan1.1: the float kernel writing float16 outputs (16-bit storage;
 # shaders/common/util.glsl OUT_T), picked per dispatch for a float16 output (generate --precision
-# fp16 projects pass F16; a float32 model needs none of them). With sg as well, "<stem>+sg+f16"
-# has both. Several may be listed on one line: "// msc_vk:variants ext sg f16".
+# fp16 projects and float16 graphs pass F16; a float32 model needs none of them). With sg as
+# well, "<stem>+sg+f16" has both. Several may be listed on one line: "// msc_vk:variants ext sg f16".
 include_guard(GLOBAL)
 
 
