@@ -115,8 +115,7 @@ void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& b
                const Tensor& mean, const Tensor& var, const Tensor& y, int64_t axis,
                double epsilon) {
   const char* op = "nn.batch_norm";
-  detail::CheckFloat(op, y, {&x, &y});
-  detail::CheckFloat(op, y, {&gamma, &beta, &mean, &var});
+  detail::CheckFloat(op, y, {&x, &gamma, &beta, &mean, &var, &y});
   if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
   const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
   const int64_t C = x.dim(static_cast<int>(ax));

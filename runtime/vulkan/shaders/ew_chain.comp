@@ -110,9 +110,7 @@ void Offsets(uint e, out uvec3 off) {
 }
 
 float Fetch1(usamplerBuffer t, uint dt, uint i) {
-  if (dt == DT_F32) return uintBitsToFloat(texelFetch(t, int(i)).x);
-  if (dt == DT_F16) return unpackHalf2x16(texelFetch(t, int(i)).x).x;
-  return LoadB(t, dt, i) ? 1.0 : 0.0;
+  return IsFloatType(dt) ? LoadF(t, dt, i) : (LoadB(t, dt, i) ? 1.0 : 0.0);
 }
 
 // Input k's element for output element i (MODE 0).
