@@ -15,6 +15,8 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
   # Python side (exporter, generated torch/relax projects, differential tests)
   python3 python3-numpy python3-torch python3-torchvision python3-jinja2 python3-pytest
+  # the project's virtual environment for today's stack (scripts/install_venv.sh)
+  python3-venv
   libopenblas0-openmp dataset-fashion-mnist
   # Vulkan backend: loader + headers, lavapipe CPU driver, validation layers, GLSL compiler
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers glslc vulkan-tools

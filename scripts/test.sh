@@ -9,7 +9,10 @@ if [ ! -d "$ROOT/../shared/reference/msc-real" ]; then
   exit 1
 fi
 bash "$ROOT/scripts/install_deps.sh"
-bash "$ROOT/scripts/build.sh"
+# Today's stack (torch 2.x, numpy 2.x, the newest apache-tvm) in the project's venv, outside the
+# clone and reused while its pins are unchanged (scripts/install_venv.sh).
+VENV_PYTHON="$(bash "$ROOT/scripts/install_venv.sh")"
+bash "$ROOT/scripts/build.sh" -DMSC_VENV_PYTHON="$VENV_PYTHON"
 # ctest and the sanitizer run both go on after failures; the summary line at the end counts them.
 CTEST_LOG="$(mktemp)"
 trap 'rm -f "$CTEST_LOG"' EXIT

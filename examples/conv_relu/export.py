@@ -29,11 +29,13 @@ def build_model() -> nn.Module:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(REPO, "out", "conv_relu"))
+    ap.add_argument("--via", choices=["fx", "export"], default="fx",
+                    help="frontend: torch.fx (MSC's) or torch.export (torch >= 2.1)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     model = build_model().eval()
-    result = export_torch(model, [[1, 3, 4, 4]], args.out, seed=args.seed)
+    result = export_torch(model, [[1, 3, 4, 4]], args.out, seed=args.seed, via=args.via)
     print(f"conv_relu: {len(result.graph.nodes)} nodes, outputs {result.graph.outputs} -> {args.out}")
     return 0
 

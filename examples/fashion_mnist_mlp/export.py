@@ -92,6 +92,8 @@ def train(model: nn.Module, x: np.ndarray, y: np.ndarray, epochs: int, seed: int
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(REPO, "out", "fashion_mnist_mlp"))
+    ap.add_argument("--via", choices=["fx", "export"], default="fx",
+                    help="frontend: torch.fx (MSC's) or torch.export (torch >= 2.1)")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--num-test", type=int, default=1000, help="test images stored for generated projects")
@@ -111,7 +113,7 @@ def main() -> int:
     print(f"trained in {time.time() - t0:.1f}s; test accuracy {acc * 100:.2f}% on {len(y_test)} images")
 
     n = min(args.num_test, len(x_test))
-    result = export_torch(model, [[1, 784]], inputs=[x_test[:1]])
+    result = export_torch(model, [[1, 784]], inputs=[x_test[:1]], via=args.via)
     extra = {"dataset.safetensors": {"inputs": x_test[:n], "labels": y_test[:n], "predictions": pred[:n]}}
     paths = write_export(result, args.out, extra)
     print(f"first {n} test images: accuracy {float((pred[:n] == y_test[:n]).mean()) * 100:.2f}%; "

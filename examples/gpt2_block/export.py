@@ -103,12 +103,15 @@ def encode(text: str, seq: int = SEQ) -> np.ndarray:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(REPO, "out", "gpt2_block"))
+    ap.add_argument("--via", choices=["fx", "export"], default="fx",
+                    help="frontend: torch.fx (MSC's) or torch.export (torch >= 2.1)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--text", default="MSC codegen: GPT")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     model = TinyGPT2().eval()
-    result = export_torch(model, [[1, SEQ]], args.out, input_dtypes=["int64"], inputs=[encode(args.text)])
+    result = export_torch(model, [[1, SEQ]], args.out, input_dtypes=["int64"], inputs=[encode(args.text)],
+                          via=args.via)
     peak = max(float(np.abs(v).max()) for v in result.outputs.values())
     print(f"gpt2_block: {len(result.graph.nodes)} nodes, {len(result.weights)} weights, outputs "
           f"{result.graph.outputs} (max |logit| {peak:.3g}) -> {args.out}")

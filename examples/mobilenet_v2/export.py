@@ -34,6 +34,8 @@ from msc_export.calibrate import calibrate_batch_norm  # noqa: E402
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(REPO, "out", "mobilenet_v2"))
+    ap.add_argument("--via", choices=["fx", "export"], default="fx",
+                    help="frontend: torch.fx (MSC's) or torch.export (torch >= 2.1)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--calib-batches", type=int, default=4)
     args = ap.parse_args()
@@ -41,7 +43,7 @@ def main() -> int:
     torch.manual_seed(args.seed)
     model = torchvision.models.mobilenet_v2(weights=None)
     n = calibrate_batch_norm(model, [8, 3, 224, 224], args.calib_batches, args.seed)
-    result = export_torch(model, [[1, 3, 224, 224]], args.out, seed=args.seed)
+    result = export_torch(model, [[1, 3, 224, 224]], args.out, seed=args.seed, via=args.via)
     peak = max(float(np.abs(v).max()) for v in result.outputs.values())
     print(f"mobilenet_v2: {n} BatchNorms calibrated; {len(result.graph.nodes)} nodes, {len(result.weights)} weights, "
           f"outputs {result.graph.outputs} (max |logit| {peak:.3g}) -> {args.out}")

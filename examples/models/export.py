@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """models: export a larger torchvision model (seeded random weights) for a manual end-to-end run.
 
-    examples/models/export.py --model vit_b_16 [--out DIR] [--seed 0] [--image-size 224]
+    examples/models/export.py --model vit_b_16 [--out DIR] [--seed 0] [--image-size 224] [--via fx|export]
     examples/run_example.sh vit_b_16 build/msc-codegen /tmp/ex     # export + validate + generate + test
 
 Models (``torchvision.models.<name>(weights=None)``, ``torch.manual_seed(seed)`` first):
@@ -65,12 +65,13 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--image-size", type=int, default=224)
     ap.add_argument("--calib-batches", type=int, default=2)
+    ap.add_argument("--via", choices=["fx", "export"], default="fx", help="frontend (export: torch.export, torch 2.x)")
     args = ap.parse_args()
     out = args.out or os.path.join(REPO, "out", args.model)
     torch.set_num_threads(1)
     model = build(args.model, args.seed, args.image_size, args.calib_batches)
     t0 = time.time()
-    result = export_torch(model, [[1, 3, args.image_size, args.image_size]], out, seed=args.seed)
+    result = export_torch(model, [[1, 3, args.image_size, args.image_size]], out, seed=args.seed, via=args.via)
     elapsed = time.time() - t0
     counts = Counter(n.optype for n in result.graph.nodes)
     peak = max(float(np.abs(v).max()) for v in result.outputs.values())

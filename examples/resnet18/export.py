@@ -28,11 +28,13 @@ from msc_export import export_torch  # noqa: E402
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(REPO, "out", "resnet18"))
+    ap.add_argument("--via", choices=["fx", "export"], default="fx",
+                    help="frontend: torch.fx (MSC's) or torch.export (torch >= 2.1)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     model = torchvision.models.resnet18(weights=None).eval()
-    result = export_torch(model, [[1, 3, 224, 224]], args.out, seed=args.seed)
+    result = export_torch(model, [[1, 3, 224, 224]], args.out, seed=args.seed, via=args.via)
     print(f"resnet18: {len(result.graph.nodes)} nodes, {len(result.weights)} weights, "
           f"outputs {result.graph.outputs} -> {args.out}")
     return 0

@@ -124,6 +124,8 @@ def train(model: nn.Module, x: np.ndarray, y: np.ndarray, epochs: int, seed: int
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(REPO, "out", "text_transformer"))
+    ap.add_argument("--via", choices=["fx", "export"], default="fx",
+                    help="frontend: torch.fx (MSC's) or torch.export (torch >= 2.1)")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--vocab", type=int, default=1000)
@@ -151,7 +153,8 @@ def main() -> int:
           f"on {len(y_test)} windows")
 
     first = int(np.flatnonzero((x_test == PAD).any(1))[0])  # a window with padding
-    result = export_torch(model, [[1, SEQ]], input_dtypes=["int64"], inputs=[x_test[first:first + 1]])
+    result = export_torch(model, [[1, SEQ]], input_dtypes=["int64"], inputs=[x_test[first:first + 1]],
+                          via=args.via)
     extra = {}
     if args.dataset:
         extra["text_dataset.safetensors"] = {"inputs": x_test, "labels": y_test, "predictions": pred}

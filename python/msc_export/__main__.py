@@ -4,9 +4,13 @@ Commands::
 
     export   --model MODULE:CALLABLE | FILE.py:CALLABLE  [--kwargs JSON] [--state-dict FILE]
              --input-shape 1,3,224,224 [--input-shape ...] [--input-dtype float32 ...]
-             --out DIR [--seed 0] [--no-golden] [--graph-name main]
+             --out DIR [--seed 0] [--no-golden] [--graph-name main] [--via fx|export]
         Build the model (``torch.manual_seed(seed)`` first), export graph.json,
-        weights.safetensors and golden/{inputs,outputs}.safetensors into DIR.
+        weights.safetensors and golden/{inputs,outputs}.safetensors into DIR. ``--via``: the
+        frontend, torch.fx (default, MSC's) or torch.export (torch >= 2.1, core ATen).
+    import-pt2 MODEL.pt2 --out DIR [--seed 0] [--no-golden] [--graph-name main]
+        A file written by ``torch.export.save`` -> the same files (golden outputs from the
+        program itself, on seeded inputs of its input shapes and dtypes).
     hostile  --out DIR [--seed 0]
         Write the hostile-names test graph (see msc_export.hostile).
     validate GRAPH.json [--weights W.safetensors] [--golden DIR]
@@ -63,9 +67,20 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.state_dict:
         model.load_state_dict(torch.load(args.state_dict, map_location="cpu"))
     result = export_torch(model, args.input_shape, None, args.input_dtype, seed=args.seed,
-                          golden=not args.no_golden, graph_name=args.graph_name)
+                          golden=not args.no_golden, graph_name=args.graph_name, via=args.via)
     paths = write_export(result, args.out)
     print(f"exported {len(result.graph.nodes)} nodes, {len(result.weights)} weights -> {args.out}")
+    for key in sorted(paths):
+        print(f"  {key}: {paths[key]}")
+    return 0
+
+
+def cmd_import_pt2(args: argparse.Namespace) -> int:
+    from .exporter import import_pt2, write_export
+
+    result = import_pt2(args.model, None, seed=args.seed, golden=not args.no_golden, graph_name=args.graph_name)
+    paths = write_export(result, args.out)
+    print(f"imported {len(result.graph.nodes)} nodes, {len(result.weights)} weights -> {args.out}")
     for key in sorted(paths):
         print(f"  {key}: {paths[key]}")
     return 0
@@ -127,7 +142,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-golden", action="store_true")
     p.add_argument("--graph-name", default="main")
+    p.add_argument("--via", choices=["fx", "export"], default="fx",
+                   help="frontend: torch.fx symbolic tracing (MSC's) or torch.export (torch >= 2.1)")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import-pt2", help="import a torch.export.save file")
+    p.add_argument("model", help="MODEL.pt2 written by torch.export.save")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-golden", action="store_true")
+    p.add_argument("--graph-name", default="main")
+    p.set_defaults(func=cmd_import_pt2)
 
     p = sub.add_parser("hostile", help="write the hostile-names test graph")
     p.add_argument("--out", required=True)

@@ -40,7 +40,8 @@ from .graph_builder import build_graph
 from .mscgraph import MSCGraph, validate
 from .safetensors_np import save_file
 
-__all__ = ["ExportResult", "translate_torch", "golden_data", "check_golden_outputs", "export_torch", "write_export"]
+__all__ = ["ExportResult", "translate_torch", "translate_exported_program", "import_pt2", "golden_data",
+           "check_golden_outputs", "export_torch", "write_export"]
 
 
 class ExportResult:
@@ -101,13 +102,48 @@ def trace(model: nn.Module) -> fx.GraphModule:
         raise ExportError(f"torch.fx.symbolic_trace failed: {type(err).__name__}: {err}") from err
 
 
+#: the frontends of translate_torch: torch.fx symbolic tracing (MSC's own path, torch 1.13 and
+#: 2.x) or torch.export's ExportedProgram decomposed to core ATen (torch 2.x).
+VIA = ("fx", "export")
+
+
+def _example_tensors(info: Sequence[Tuple[List[int], str]]) -> List[torch.Tensor]:
+    """Example inputs for torch.export: zeros of each input's shape and dtype (values unused)."""
+    return [torch.zeros(shape, dtype=getattr(torch, dt)) for shape, dt in info]
+
+
 def translate_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]],
-                    input_dtypes: Optional[Sequence[str]] = None, graph_name: str = "main"
+                    input_dtypes: Optional[Sequence[str]] = None, graph_name: str = "main", via: str = "fx"
                     ) -> Tuple[MSCGraph, Dict[str, np.ndarray]]:
-    """``from_torch``: trace ``model`` and return ``(MSCGraph, {weight name: array})``."""
+    """``from_torch``: trace ``model`` (``via`` "fx": torch.fx, as MSC; "export":
+    ``torch.export.export``, see :mod:`msc_export.export_importer`) and return
+    ``(MSCGraph, {weight name: array})``. Raises :class:`ExportError`."""
     model.eval()
+    info = _input_info(input_shapes, input_dtypes)
+    if via == "export":
+        from .export_importer import export_program
+        return translate_exported_program(export_program(model, _example_tensors(info)), graph_name)
+    if via != "fx":
+        raise ExportError(f"via must be one of {', '.join(VIA)}, got {via!r}")
     gm = trace(model)
-    func = FXImporter().from_fx(gm, _input_info(input_shapes, input_dtypes))
+    return _msc_passes(FXImporter().from_fx(gm, info), graph_name)
+
+
+def translate_exported_program(ep: "torch.export.ExportedProgram", graph_name: str = "main"
+                               ) -> Tuple[MSCGraph, Dict[str, np.ndarray]]:
+    """A ``torch.export`` ExportedProgram -> ``(MSCGraph, {weight name: array})``: decomposed to
+    core ATen (:func:`msc_export.export_importer.decompose`), imported as TVM's
+    ``from_exported_program``, then MSC's passes. Raises :class:`ExportError`."""
+    from .export_importer import ExportedProgramImporter, decompose
+    try:
+        ep = decompose(ep)
+    except Exception as err:  # torch errors while decomposing
+        raise ExportError(f"run_decompositions failed: {type(err).__name__}: {str(err).splitlines()[0]}") from err
+    return _msc_passes(ExportedProgramImporter().from_exported_program(ep), graph_name)
+
+
+def _msc_passes(func, graph_name: str) -> Tuple[MSCGraph, Dict[str, np.ndarray]]:
+    """MSC's translation after a frontend: fold, name, fuse (msc patterns), layout, build."""
     func = passes.fold_constant(func)
     func = passes.set_expr_name(func)
     func = passes.fuse_ops_by_pattern(func)
@@ -138,15 +174,20 @@ def _dense_transformer_encoders(model: nn.Module):
     With a key padding mask in eval mode torch 1.13 converts to a nested tensor: padded positions
     come back as 0 and the sequence is trimmed to the longest unpadded one (a data-dependent
     shape).  The exported graph computes the dense result, equal at every unpadded position."""
+    # torch 1.13 reads enable_nested_tensor in forward; torch 2.x reads use_nested_tensor (set
+    # from it in __init__, after checking the layers can use the fast path).
+    flags = ("enable_nested_tensor", "use_nested_tensor")
     encoders = [m for m in model.modules() if isinstance(m, nn.TransformerEncoder)]
-    saved = [m.enable_nested_tensor for m in encoders]
-    for m in encoders:
-        m.enable_nested_tensor = False
+    saved = [{f: getattr(m, f) for f in flags if hasattr(m, f)} for m in encoders]
+    for m, values in zip(encoders, saved):
+        for f in values:
+            setattr(m, f, False)
     try:
         yield
     finally:
-        for m, v in zip(encoders, saved):
-            m.enable_nested_tensor = v
+        for m, values in zip(encoders, saved):
+            for f, v in values.items():
+                setattr(m, f, v)
 
 
 def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequence[int]],
@@ -232,9 +273,11 @@ def write_export(result: ExportResult, out_dir: str, extra_golden: Optional[Mapp
 
 def export_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]], out_dir: Optional[str] = None,
                  input_dtypes: Optional[Sequence[str]] = None, seed: int = 0, golden: bool = True,
-                 inputs: Optional[Sequence[np.ndarray]] = None, graph_name: str = "main") -> ExportResult:
-    """Translate ``model`` and (optionally) compute golden data; write everything if ``out_dir``."""
-    graph, weights = translate_torch(model, input_shapes, input_dtypes, graph_name)
+                 inputs: Optional[Sequence[np.ndarray]] = None, graph_name: str = "main", via: str = "fx"
+                 ) -> ExportResult:
+    """Translate ``model`` (``via``: see :func:`translate_torch`) and (optionally) compute golden
+    data; write everything if ``out_dir``."""
+    graph, weights = translate_torch(model, input_shapes, input_dtypes, graph_name, via)
     result = ExportResult(graph, weights)
     if golden:
         result.inputs, result.outputs = golden_data(model, graph, input_shapes, input_dtypes, seed, inputs)
@@ -242,3 +285,40 @@ def export_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]], out_di
         write_export(result, out_dir)
     return result
 
+
+
+class _ProgramModule(nn.Module):
+    """An ExportedProgram's ``module()`` as a plain module for :func:`golden_data` (the unlifted
+    module refuses ``eval()``; it is kept out of this module's children)."""
+
+    def __init__(self, ep: "torch.export.ExportedProgram") -> None:
+        super().__init__()
+        object.__setattr__(self, "_program", ep.module())
+
+    def forward(self, *args: torch.Tensor) -> Any:
+        return self._program(*args)
+
+
+def import_pt2(path: str, out_dir: Optional[str] = None, seed: int = 0, golden: bool = True,
+               graph_name: str = "main") -> ExportResult:
+    """A file written by ``torch.export.save`` -> MSCGraph + weights (parameters, buffers and
+    lifted constants from its graph signature) + golden data (seeded inputs of the program's
+    input shapes and dtypes, outputs of ``ep.module()``). Raises :class:`ExportError`."""
+    from .export_importer import program_input_info, require_torch_export
+    require_torch_export()
+    try:
+        ep = torch.export.load(path)
+    except FileNotFoundError:
+        raise ExportError(f"{path}: no such file") from None
+    except Exception as err:  # not a zip, wrong format version, ...
+        raise ExportError(f"{path}: not a torch.export.save file ({type(err).__name__}: "
+                          f"{str(err).splitlines()[0] if str(err) else ''})") from err
+    info = program_input_info(ep)
+    graph, weights = translate_exported_program(ep, graph_name)
+    result = ExportResult(graph, weights)
+    if golden:
+        shapes, dtypes = [s for s, _ in info], [d for _, d in info]
+        result.inputs, result.outputs = golden_data(_ProgramModule(ep), graph, shapes, dtypes, seed)
+    if out_dir is not None:
+        write_export(result, out_dir)
+    return result

@@ -56,13 +56,13 @@ Deliberate differences from v0.20 (each one a wrong result in TVM):
 
 Supported FX targets (see the three maps in :class:`FXImporter`):
 
-* modules: Conv1d, Conv2d, BatchNorm2d, LayerNorm, ReLU, ReLU6, Hardtanh, GELU, SiLU, Sigmoid,
+* modules: Conv1d, Conv2d, BatchNorm2d, LayerNorm, ReLU, ReLU6, Hardtanh, Hardsigmoid, Hardswish, GELU, SiLU, Sigmoid,
   Tanh, Softmax, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Linear, Flatten, Dropout(2d), Identity,
   Embedding, MultiheadAttention, TransformerEncoderLayer, TransformerEncoder;
 * functions: ``+ - * /`` (``operator``, in-place forms, ``torch.add/sub/mul/div``; Python
   scalars become 0-d constants), ``getitem``, ``getattr`` (``.shape``), ``flatten``, ``reshape``,
   ``permute``, ``transpose``, ``cat``/``concat``, ``softmax``, ``relu``, ``sigmoid``, ``tanh``,
-  ``gelu``, ``silu``, ``relu6``, ``hardtanh``, ``clamp``/``clip``, ``mean``, ``squeeze``,
+  ``gelu``, ``silu``, ``relu6``, ``hardtanh``, ``hardsigmoid``, ``hardswish``, ``clamp``/``clip``, ``mean``, ``squeeze``,
   ``unsqueeze``, ``matmul``/``mm``/``bmm``/``@``, ``F.linear``, ``F.conv2d``, ``F.layer_norm``,
   ``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d``, ``F.dropout``, ``split``,
   ``chunk``, ``torchvision.ops.stochastic_depth`` (eval mode: identity), ``F.embedding``,
@@ -164,6 +164,7 @@ class FXImporter:
             nn.ReLU: self._unary("relax.nn.relu"),
             nn.ReLU6: self._relu6,
             nn.Hardtanh: self._hardtanh_module,
+            nn.Hardsigmoid: self._hardsigmoid, nn.Hardswish: self._hardswish,
             nn.GELU: self._gelu_module,
             nn.SiLU: self._unary("relax.nn.silu"),
             nn.Sigmoid: self._unary("relax.sigmoid"),
@@ -203,6 +204,7 @@ class FXImporter:
             torch.tanh: self._unary("relax.tanh"), F.tanh: self._unary("relax.tanh"),
             F.gelu: self._gelu, F.silu: self._unary("relax.nn.silu"),
             F.relu6: self._relu6, F.hardtanh: self._hardtanh,
+            F.hardsigmoid: self._hardsigmoid, F.hardswish: self._hardswish,
             torch.clamp: self._clamp, torch.clip: self._clamp,
             torch.mean: self._mean,
             torch.squeeze: self._squeeze,
@@ -479,6 +481,21 @@ class FXImporter:
     def _hardtanh_module(self, node: fx.Node) -> Any:
         mod = self.named_modules[node.target]
         return self._clip(self._x(node), float(mod.min_val), float(mod.max_val))
+
+    def _hardsigmoid_of(self, x: R.Expr) -> Any:
+        """v0.20 ``_hardsigmoid``: ``divide(clip(add(x, 3), 0, 6), 6)``."""
+        shifted = self.emit("relax.add", [x, R.const(3, x.sinfo.dtype)])
+        clipped = self._clip(shifted, 0, 6)
+        return self.emit("relax.divide", [clipped, R.const(6, x.sinfo.dtype)])
+
+    def _hardsigmoid(self, node: fx.Node) -> Any:
+        """``nn.Hardsigmoid`` / ``F.hardsigmoid``: relu6(x + 3) / 6."""
+        return self._hardsigmoid_of(self._x(node))
+
+    def _hardswish(self, node: fx.Node) -> Any:
+        """``nn.Hardswish`` / ``F.hardswish`` (v0.20 ``_hardswish``): ``multiply(x, hardsigmoid(x))``."""
+        x = self._x(node)
+        return self.emit("relax.multiply", [x, self._hardsigmoid_of(x)])
 
     def _gelu_approx(self, approximate: str, node: fx.Node) -> Any:
         """v0.20 ``_gelu``: ``nn.gelu`` (erf) or, for ``approximate="tanh"``, ``nn.gelu_tanh``."""
@@ -1117,8 +1134,11 @@ class FXImporter:
         if _arg(node, 4, "dropout_p", 0.0) != 0.0:
             raise ExportError("scaled_dot_product_attention with dropout_p != 0 is random; not supported")
         causal = bool(_arg(node, 5, "is_causal", False))
-        if mask is not None:
-            mask = self._additive_mask(mask)
+        if mask is not None and mask.sinfo.dtype == "bool":
+            # scaled_dot_product_attention's bool mask marks the positions that TAKE PART (True:
+            # attend), the opposite of nn.MultiheadAttention's masks (_additive_mask)
+            ninf, zero = R.const(-math.inf, q.sinfo.dtype), R.const(0.0, q.sinfo.dtype)
+            mask = self.emit("relax.where", [mask, zero, ninf])
         return self._attention_core(q, k, v, mask, node.kwargs.get("scale"), causal)
 
     def _additive_mask(self, mask: R.Expr) -> R.Expr:

@@ -459,10 +459,14 @@ for _c in ("relax.equal", "relax.not_equal", "relax.less", "relax.less_equal", "
 for _b in ("relax.logical_and", "relax.logical_or", "relax.maximum", "relax.minimum", "relax.power"):
     _register(_b, [], _broadcast)
 _register("relax.logical_not", [], _logical_not)
-for _u in ("relax.nn.gelu_tanh", "relax.exp", "relax.sqrt", "relax.rsqrt", "relax.erf", "relax.negative"):
+for _u in ("relax.nn.gelu_tanh", "relax.exp", "relax.sqrt", "relax.rsqrt", "relax.erf", "relax.negative",
+           "relax.abs", "relax.log", "relax.sin", "relax.cos", "relax.tan", "relax.floor", "relax.ceil", "relax.sign",
+           "relax.square", "relax.cosh", "relax.sinh", "relax.asin", "relax.acos", "relax.atan"):
     _register(_u, [], _same)
 _register("relax.where", [], _where)
 _register("relax.take", [("axis", None)], _take)
+_register("relax.gather_elements", [("axis", 0)],
+          lambda args, attrs: TensorSI(_tensor(args[1]).shape, _tensor(args[0]).dtype))
 _register("relax.triu", [], _same)
 _register("relax.tril", [], _same)
 _register("relax.sum", [("axis", None), ("keepdims", False)], _reduce)

@@ -3,8 +3,9 @@
 Environment (tests/relax.cmake sets them): MSC_CODEGEN = the msc-codegen binary (required: the
 tests fail, not skip, without it), MSC_SHARED_REFERENCE_DIR = ../shared/reference,
 MSC_SOURCE_DIR = the repository root (default: two levels up from here). Optional:
-MSC_TVM_HOME = a TVM source tree with build/libtvm.so, for test_real_tvm.py (without it those
-tests are skipped as "not run: no TVM (set MSC_TVM_HOME)").
+MSC_TVM_PYTHON = an interpreter with tvm installed (the project's venv: the newest apache-tvm) or
+MSC_TVM_HOME = a TVM source tree with build/libtvm.so, for test_real_tvm.py (without either those
+tests are skipped as "not run: no TVM (set MSC_TVM_PYTHON or MSC_TVM_HOME)").
 """
 import json
 import os
@@ -25,6 +26,9 @@ GRAPHS = os.path.join(HERE, "graphs")
 RELAX_OPS = os.path.join(REFERENCE, "relax_ops.json")
 RELAX_OPS_V020 = os.path.join(REFERENCE, "relax_ops_v020_all.json")
 API_EXTRA = os.path.join(HERE, "relax_api_extra.json")
+# Every relax.op.* of the newest apache-tvm wheel (scripts/dump_relax_ops.py; its "source" names
+# the version).
+RELAX_OPS_NEWEST = os.path.join(HERE, "relax_ops_newest.json")
 PYTHON = sys.executable
 
 sys.path.insert(0, HERE)

@@ -11,7 +11,11 @@ its positional arguments must fit the parameter list, every keyword must be a pa
 required parameter must be given once, and parameters TVM v0.20 lacks (relax.op.take's `mode`)
 are rejected. Names are resolved through the module's imports (`from tvm import relax`,
 `from tvm import tirx as tir`), `getattr(tvm, "nd", None)`-style aliases and variables holding a
-`relax.BlockBuilder()` or `tvm.arith.Analyzer()`.
+`relax.BlockBuilder()` or `tvm.arith.Analyzer()`; the newest release's renames of v0.20 APIs
+(`tvm.sym`, `relax.TensorType`, `relax.prim_value`) are checked under their v0.20 names.
+load_newest_signatures swaps in the newest release's relax.op.* signatures
+(relax_ops_newest.json), so the same code is checked against both releases;
+omitted_changed_defaults finds relax.op calls that rely on a default the two releases disagree on.
 
 struct_info_problems(model_source, graph): the graph-aware checks of model.py -- the relax.Vars of
 the inputs (input_vars) and weights carry the graph's shape/dtype; every node output has exactly
@@ -37,12 +41,14 @@ class Signature:
         self.func = func
         self.source = source
         self.positional, self.kwonly, self.required = [], [], set()
+        self.defaults = {}  # parameter -> its default as repr (None: required)
         kw = False
         for name, default in params:
             if name == "*":
                 kw = True
                 continue
             (self.kwonly if kw else self.positional).append(name)
+            self.defaults[name] = default
             if default is None:
                 self.required.add(name)
 
@@ -74,14 +80,70 @@ def load_signatures(relax_ops_path, extra_path, v020_path=None):
     return sigs, removed
 
 
+def load_newest_signatures(signatures, newest_path):
+    """`signatures` (load_signatures: TVM v0.20) with every relax.op.* entry replaced by the newest
+    release's (relax_ops_newest.json, scripts/dump_relax_ops.py); relax.op.* functions the newest
+    release lacks are dropped, so a call to one is an "unknown relax op" there."""
+    sigs = {k: v for k, v in signatures.items() if not k.startswith("relax.op.")}
+    with open(newest_path, encoding="utf-8") as f:
+        for e in json.load(f):
+            sigs[e["func"]] = Signature(e["func"], e["params"], e.get("source", ""))
+    return sigs
+
+
+def changed_defaults(old, new):
+    """{relax.op function: [parameters whose default differs between `old` and `new`]}: a call
+    that leaves one of them out means different things on the two releases."""
+    changed = {}
+    for func, sig in old.items():
+        other = new.get(func)
+        if func.startswith("relax.op.") and other is not None:
+            names = [n for n, d in sig.defaults.items() if d is not None and n in other.defaults
+                     and other.defaults[n] is not None and other.defaults[n] != d]
+            if names:
+                changed[func] = names
+    return changed
+
+
+def omitted_changed_defaults(source, signatures, changed):
+    """"line N: <func> leaves out <param>" for every relax.op call of `source` that relies on a
+    default listed in `changed` (changed_defaults)."""
+    tree = ast.parse(source)
+    resolver = _Resolver(tree)
+    problems = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            path = resolver.path(node.func)
+            if path in changed:
+                given = set(signatures[path].positional[:len(node.args)]) | {k.arg for k in node.keywords}
+                for name in changed[path]:
+                    if name not in given:
+                        problems.append("line %d: %s leaves out %s, whose default changed since TVM v0.20"
+                                        % (node.lineno, path, name))
+    return problems
+
+
+# Names the newest TVM gave to v0.20 APIs (model.py's compatibility block binds either): checked
+# under their v0.20 name.
+_RENAMED = {"tvm.sym": "tvm.arith", "relax.TensorType": "relax.TensorStructInfo", "relax.prim_value": "relax.PrimValue"}
+
+
 def _canonical(path):
-    """'tvm.relax.op.add' -> 'relax.op.add', 'tvm.tir.Var' / 'tvm.tirx.Var' -> 'tir.Var'."""
+    """'tvm.relax.op.add' -> 'relax.op.add', 'tvm.tir.Var' / 'tvm.tirx.Var' -> 'tir.Var',
+    'tvm.sym.Analyzer' -> 'tvm.arith.Analyzer', 'relax.TensorType' -> 'relax.TensorStructInfo'."""
+    for new, old in _RENAMED.items():
+        if path == new or path.startswith(new + "."):
+            path = old + path[len(new):]
     parts = path.split(".")
     if parts[0] == "tvm" and len(parts) > 1 and parts[1] in ("relax", "tir", "tirx"):
         parts = parts[1:]
     if parts[0] == "tirx":
         parts[0] = "tir"
-    return ".".join(parts)
+    path = ".".join(parts)
+    for new, old in _RENAMED.items():
+        if path == new:
+            return old
+    return path
 
 
 class _Resolver:
@@ -103,6 +165,11 @@ class _Resolver:
                 self._assign(node.targets[0].id, node.value)
 
     def _assign(self, name, value):
+        if isinstance(value, ast.Attribute):  # TensorInfo = relax.TensorStructInfo
+            path = self.path(value)
+            if path:
+                self.alias[name] = path
+            return
         if isinstance(value, ast.Call):
             f = value.func
             if isinstance(f, ast.Name) and f.id == "getattr" and len(value.args) >= 2 and \
@@ -204,11 +271,12 @@ def _expected_dims(t):
 
 
 def _sinfo_call(expr):
-    """(name, dims, dtype) of relax.Var(name, relax.TensorStructInfo(dims, dtype)), or None."""
+    """(name, dims, dtype) of relax.Var(name, TensorInfo(dims, dtype)) (model.py's alias of
+    relax.TensorStructInfo / relax.TensorType), or None."""
     if not (isinstance(expr, ast.Call) and ast.unparse(expr.func) == "relax.Var" and len(expr.args) == 2):
         return None
     s = expr.args[1]
-    if not (isinstance(s, ast.Call) and ast.unparse(s.func) == "relax.TensorStructInfo" and len(s.args) == 2):
+    if not (isinstance(s, ast.Call) and ast.unparse(s.func) in ("TensorInfo", "relax.TensorStructInfo") and len(s.args) == 2):
         return None
     return _literal(expr.args[0]), _literal(s.args[0]), _literal(s.args[1])
 

@@ -1,60 +1,89 @@
-"""The generated relax projects on a real Apache TVM build (not the fake): every project of
+"""The generated relax projects on a real Apache TVM (not the fake): every project of
 conftest.PROJECTS (the real MSC graphs, every synthetic case of graphs/cases.py incl. the per-op
-cases, the examples, the hostile-names graph) runs its own `python3 test_model.py` -- build for
-llvm through model.compile_module, run in the relax VM, compare with the PyTorch golden data --
-and must print PASSED.
+cases, the examples, the hostile-names graph) runs its own golden harness -- build for llvm
+through model.compile_module, run in the relax VM, compare with the golden data -- and must print
+PASSED.
 
-Needs MSC_TVM_HOME = a TVM source tree with a build: $MSC_TVM_HOME/python (the tvm package) and
-$MSC_TVM_HOME/build/libtvm.so (see ../shared/reference/tvm.md for a v0.20.0 build). The projects
-run with PYTHONPATH=$MSC_TVM_HOME/python TVM_LIBRARY_PATH=$MSC_TVM_HOME/build. Without
-MSC_TVM_HOME these tests are skipped with the reason "not run: no TVM (set MSC_TVM_HOME)" -- the
-only skip in tests/relax; a MSC_TVM_HOME without python/ or build/libtvm.so is a failure.
+The TVM under test is one of (the first that is set):
+  MSC_TVM_PYTHON  an interpreter that imports tvm: the project's virtual environment with the
+                  newest `apache-tvm` wheel (scripts/install_venv.sh; ctest's relax_tvm_newest);
+  MSC_TVM_HOME    a TVM source tree with a build: $MSC_TVM_HOME/python (the tvm package) and
+                  $MSC_TVM_HOME/build/libtvm.so, run with this interpreter (see
+                  ../shared/reference/tvm.md for the private v0.20.0 build).
+Without either these tests are skipped with the reason "not run: no TVM (set MSC_TVM_PYTHON or
+MSC_TVM_HOME)" -- the only skip in tests/relax; a MSC_TVM_HOME without python/ or
+build/libtvm.so, or a MSC_TVM_PYTHON that cannot import tvm, is a failure.
+
+The projects run in two batches in parallel (run_golden_batch.py: TVM imported once per batch,
+each project's test_model.main() as `python3 test_model.py` would run it).
 """
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from conftest import PROJECTS, PYTHON
 
-NO_TVM = "not run: no TVM (set MSC_TVM_HOME)"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+import run_golden_batch  # noqa: E402
+
+NO_TVM = "not run: no TVM (set MSC_TVM_PYTHON or MSC_TVM_HOME)"
 
 
-def tvm_env():
-    """The environment that makes MSC_TVM_HOME's tvm importable (skips without MSC_TVM_HOME)."""
+def tvm_python():
+    """(interpreter, environment) that run code against the TVM under test (skips without one)."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env.pop("FAKE_TVM_FLAVOR", None)
+    env.pop("PYTHONPATH", None)
+    python = os.environ.get("MSC_TVM_PYTHON")
+    if python:
+        if not os.path.isfile(python):
+            pytest.fail("MSC_TVM_PYTHON=%s is not a file" % python)
+        return python, env
     home = os.environ.get("MSC_TVM_HOME")
     if not home:
         pytest.skip(NO_TVM)
-    python, build = os.path.join(home, "python"), os.path.join(home, "build")
-    if not os.path.isdir(os.path.join(python, "tvm")) or not os.path.isfile(os.path.join(build, "libtvm.so")):
+    python_dir, build = os.path.join(home, "python"), os.path.join(home, "build")
+    if not os.path.isdir(os.path.join(python_dir, "tvm")) or not os.path.isfile(os.path.join(build, "libtvm.so")):
         pytest.fail("MSC_TVM_HOME=%s must hold python/tvm and build/libtvm.so" % home)
-    env = dict(os.environ, PYTHONPATH=python, TVM_LIBRARY_PATH=build, PYTHONDONTWRITEBYTECODE="1")
-    env.pop("FAKE_TVM_FLAVOR", None)
-    return env
+    env.update(PYTHONPATH=python_dir, TVM_LIBRARY_PATH=build)
+    return PYTHON, env
 
 
 def run_real(project_dir, args=(), code=None, timeout=1200):
-    cmd = [PYTHON, "-c", code] if code is not None else [PYTHON, "test_model.py", *args]
-    return subprocess.run(cmd, cwd=str(project_dir), capture_output=True, text=True, env=tvm_env(), timeout=timeout)
+    python, env = tvm_python()
+    cmd = [python, "-c", code] if code is not None else [python, "test_model.py", *args]
+    return subprocess.run(cmd, cwd=str(project_dir), capture_output=True, text=True, env=env, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
 def tvm_version():
-    proc = subprocess.run([PYTHON, "-c", "import tvm; print(tvm.__version__); print(tvm.__file__)"],
-                          capture_output=True, text=True, env=tvm_env(), timeout=300)
+    python, env = tvm_python()
+    proc = subprocess.run([python, "-c", "import tvm; print(tvm.__version__); print(tvm.__file__)"],
+                          capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     version, path = proc.stdout.split()
     assert "fake" not in version and "fake_tvm" not in path, (version, path)
     return version
 
 
+@pytest.fixture(scope="module")
+def golden_runs(projects, tvm_version):
+    """{project id: run_golden_batch.py's record} for every project of PROJECTS, run in two
+    parallel batches."""
+    python, env = tvm_python()
+    dirs = {os.path.abspath(str(projects[pid].dir)): pid for pid in PROJECTS}
+    return {dirs[d]: record for d, record in run_golden_batch.run_batches(python, list(dirs), env).items()}
+
+
 @pytest.mark.parametrize("pid", PROJECTS)
-def test_golden_harness_passes_on_real_tvm(projects, pid, tvm_version):
+def test_golden_harness_passes_on_real_tvm(projects, pid, golden_runs, tvm_version):
     p = projects[pid]
-    proc = run_real(p.dir)
-    assert proc.returncode == 0, "TVM %s:\n%s%s" % (tvm_version, proc.stdout, proc.stderr[-6000:])
-    lines = proc.stdout.strip().splitlines()
+    run = golden_runs[pid]
+    assert run["rc"] == 0, "TVM %s:\n%s%s" % (tvm_version, run["stdout"], run["stderr"])
+    lines = run["stdout"].strip().splitlines()
     assert lines[-1] == "PASSED"
     assert sum("max abs err" in line and line.endswith(" ok") for line in lines) == len(p.graph["outputs"])
 

@@ -23,7 +23,8 @@ import pytest
 
 import cases
 import relax_check
-from conftest import PROJECTS, codegen, generate, read_safetensors, run_in_project, run_project, write_safetensors
+from conftest import (PROJECTS, RELAX_OPS_NEWEST, codegen, generate, read_safetensors, run_in_project, run_project,
+                      write_safetensors)
 
 @pytest.mark.parametrize("pid", PROJECTS)
 def test_generated_files_parse(projects, pid):
@@ -45,6 +46,21 @@ def test_tvm_calls_fit_the_api(projects, pid, signatures):
     used = {ast.unparse(c.func) for c in ast.walk(ast.parse(p.read("model.py"))) if isinstance(c, ast.Call)}
     assert not [u for u in used if u.startswith("relax.op.") and u not in sigs]
     assert not re.search(r"[(,]\s*mode\s*=", p.read("model.py"))  # relax.op.take(..., mode=) is not v0.20
+
+
+@pytest.mark.parametrize("pid", PROJECTS)
+def test_tvm_calls_fit_the_newest_api(projects, pid, signatures):
+    """The same code against the newest release's relax.op signatures (relax_ops_newest.json),
+    passing every parameter whose default changed since v0.20 (avg_pool1d's count_include_pad,
+    resize2d's cubic_alpha, ...), so that it means the same on both."""
+    p = projects[pid]
+    sigs, _ = signatures
+    newest = relax_check.load_newest_signatures(sigs, RELAX_OPS_NEWEST)
+    changed = relax_check.changed_defaults(sigs, newest)
+    assert "relax.op.nn.avg_pool1d" in changed and "relax.op.image.resize2d" in changed, changed
+    for f in ("model.py", "test_model.py"):
+        assert relax_check.api_problems(p.read(f), newest, {}, f) == []
+    assert relax_check.omitted_changed_defaults(p.read("model.py"), newest, changed) == []
 
 
 @pytest.mark.parametrize("pid", PROJECTS)

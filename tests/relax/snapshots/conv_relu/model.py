@@ -14,9 +14,12 @@ input_vars() and binds weights.safetensors with relax.transform.BindParams.
 
 compile_module() builds for a target after lower_module() (DecomposeOpsForInference, which
 batch_norm needs on TVM v0.20, DispatchSortScan, LegalizeOps).
-Targets TVM v0.20 and later (the relax API of v0.20); to_tensor, compile_module and the tir import
-cover the APIs renamed since (tvm.nd.array -> tvm.runtime.tensor, relax.build -> tvm.compile,
-tvm.tir -> tvm.tirx). Weights are read by load_safetensors below: numpy only; a missing, truncated
+Runs on TVM v0.20 (MSC's last release) through the newest (v0.27): the APIs renamed since v0.20
+are settled once, at the top of this file and in to_tensor / compile_module, each with the release
+that renamed it (tvm.tir -> tvm.tirx, StructInfo -> Type, relax.PrimValue -> relax.prim_value,
+tvm.arith -> tvm.sym, tvm.nd.array -> tvm.runtime.tensor, relax.build -> tvm.compile); every relax
+op whose default changed between them (avg_pool1d count_include_pad, resize2d cubic_alpha) is
+called with all such arguments spelled out. Weights are read by load_safetensors below: numpy only; a missing, truncated
 or malformed file, or a weight whose dtype or shape is not the graph's, raises LoadError naming the
 file and the tensor.
 """
@@ -28,10 +31,32 @@ import numpy as np
 import tvm
 from tvm import relax
 
-try:  # TVM v0.20 and the releases after it
+# ---- The TVM API across releases: v0.20 (MSC's last) to the newest. Each difference is settled
+# here, once, with the release that made it; the code below uses only these names.
+try:  # v0.20 .. v0.23
     from tvm import tir
-except ImportError:  # later TVM, where tir became tirx
+except ImportError:  # v0.24: tvm.tir became tvm.tirx, without an alias (apache/tvm#18845)
     from tvm import tirx as tir
+
+try:  # v0.20 .. v0.26
+    from tvm import arith
+except ImportError:  # v0.27: tvm.arith became tvm.sym
+    from tvm import sym as arith
+
+if hasattr(relax, "TensorStructInfo"):  # v0.20 .. v0.25
+    TensorInfo = relax.TensorStructInfo
+    PrimValue = relax.PrimValue
+
+    def info_of(value):
+        """relax's inferred type of an emitted value (its StructInfo)."""
+        return value.struct_info
+else:  # v0.26: StructInfo folded into Type (apache/tvm#19853, #19891, #20009)
+    TensorInfo = relax.TensorType
+    PrimValue = relax.prim_value
+
+    def info_of(value):
+        """relax's inferred type of an emitted value (its Type)."""
+        return value.ty
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The relax function's name in the IRModule: the MSCGraph's name as an identifier (MSC used the
@@ -48,7 +73,7 @@ WEIGHTS = [
 
 def to_tensor(array, device=None):
     """numpy array -> TVM tensor on `device` (CPU by default): tvm.nd.array in TVM v0.20,
-    tvm.runtime.tensor in later releases (where tvm.nd is gone)."""
+    tvm.runtime.tensor since v0.22 (where tvm.nd is gone, apache/tvm#18275)."""
     device = tvm.cpu(0) if device is None else device
     nd = getattr(tvm, "nd", None)
     if nd is not None and hasattr(nd, "array"):
@@ -255,12 +280,12 @@ _ANALYZER = None
 
 def _same_dim(got, want):
     """Whether a dim relax inferred (a PrimExpr) is the graph's: an int, or a tir expression of
-    the graph's prims (proved equal by tvm.arith)."""
+    the graph's prims (proved equal by arith.Analyzer)."""
     global _ANALYZER
     if isinstance(want, int):
         return isinstance(got, tir.IntImm) and int(got.value) == want
     if _ANALYZER is None:
-        _ANALYZER = tvm.arith.Analyzer()
+        _ANALYZER = arith.Analyzer()
     return bool(_ANALYZER.can_prove_equal(got, want))
 
 
@@ -268,9 +293,9 @@ def _expect(value, tensor, shape, dtype):
     """Build-time check that relax's struct info for `value` is MSC tensor `tensor`'s: a tensor of
     `dtype` whose dims equal `shape` (ints, or tir expressions for dynamic dims).
     Raises ValueError naming the tensor otherwise; returns `value`."""
-    sinfo = value.struct_info
+    sinfo = info_of(value)
     problem = None
-    if not isinstance(sinfo, relax.TensorStructInfo):
+    if not isinstance(sinfo, TensorInfo):
         problem = "a %s" % type(sinfo).__name__
     elif str(sinfo.dtype) != dtype:
         problem = "dtype %s" % sinfo.dtype
@@ -287,7 +312,7 @@ def input_vars():
     """The graph inputs as relax.Vars (named by alias) with the graph's shapes and dtypes; each
     dynamic dim is one tir.Var per MSC prim name, shared by every input that uses it."""
     return [
-        relax.Var("inp_0", relax.TensorStructInfo([1, 3, 4, 4], "float32")),
+        relax.Var("inp_0", TensorInfo([1, 3, 4, 4], "float32")),
     ]
 
 
@@ -295,7 +320,7 @@ def main(inp_0: relax.Var) -> tvm.IRModule:
     """Builds the IRModule for MSCGraph "main"; the inputs are relax.Vars (see input_vars())."""
     inputs = [inp_0]
     # Weights: parameters after the inputs, bound to weights.safetensors by bind_weights().
-    conv2d_weight = relax.Var("const", relax.TensorStructInfo([6, 3, 1, 1], "float32"))
+    conv2d_weight = relax.Var("const", TensorInfo([6, 3, 1, 1], "float32"))
     inputs.append(conv2d_weight)
     # Tuple-valued results by node name, for get_item.
     tuple_values = {}
