@@ -17,7 +17,8 @@ and exits 1 when anything failed.
 Models: the examples (examples/<name>/export.py, their own data and training; paths fx and export),
 torchvision's (examples/models/export.py's, calibrated; seeded random weights) and Hugging Face
 `transformers` architectures built from small configs with random weights (no hub download): a
-BERT encoder, GPT-2, a LLaMA decoder (RoPE, RMSNorm, grouped-query attention) and a ViT.
+BERT encoder, GPT-2, a LLaMA decoder (RoPE, RMSNorm, grouped-query attention) and a ViT; and
+tests/export/aten_models.py's op-family models (export paths only).
 """
 import argparse
 import json
@@ -34,6 +35,7 @@ import torch
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, os.path.join(REPO, "examples", "models"))
+sys.path.insert(0, os.path.join(REPO, "tests", "export"))
 
 from msc_export import export_torch, import_pt2, write_export  # noqa: E402
 from msc_export.graph_merge import merge_graphs  # noqa: E402
@@ -43,6 +45,8 @@ EXAMPLES = ["conv_relu", "fashion_mnist_mlp", "resnet18", "mobilenet_v2", "text_
 TORCHVISION = ["vit_b_16", "swin_t", "convnext_tiny", "efficientnet_b0", "shufflenet_v2_x1_0", "squeezenet1_0",
                "mobilenet_v3_large"]
 HF = ["hf_bert", "hf_gpt2", "hf_llama", "hf_vit"]
+# tests/export/aten_models.py: every ATen op family the export importer maps (export paths only)
+ATEN = ["aten_families", "aten_more", "aten_composed"]
 PATHS = ["fx", "export", "pt2"]
 BACKENDS = ["torch", "relax", "vulkan"]
 
@@ -100,6 +104,9 @@ def export_one(model_name, path, out, image_size):
         import export as models_export  # examples/models/export.py
         model = models_export.build(model_name, 0, image_size)
         shapes, dtypes, inputs = [[1, 3, image_size, image_size]], None, None
+    elif model_name in ATEN:
+        import aten_models  # tests/export/aten_models.py
+        model, shapes, dtypes, inputs = aten_models.MODELS[model_name]()
     else:
         model, shapes, dtypes, inputs = hf_model(model_name)
     model.eval()
@@ -186,7 +193,7 @@ def run_vulkan_merged(codegen, exports, out):
 def main():
     warnings.filterwarnings("ignore")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", default=",".join(EXAMPLES + TORCHVISION + HF))
+    ap.add_argument("--models", default=",".join(EXAMPLES + TORCHVISION + HF + ATEN))
     ap.add_argument("--paths", default=",".join(PATHS))
     ap.add_argument("--backends", default=",".join(BACKENDS))
     ap.add_argument("--out", default=os.path.join(REPO, "out", "check_models"))
@@ -199,7 +206,7 @@ def main():
     rows, exports = {}, {}
     for model in models:
         for path in paths:
-            if model in EXAMPLES and path == "pt2":
+            if (model in EXAMPLES and path == "pt2") or (model in ATEN and path == "fx"):
                 continue
             key = (model, path)
             out = os.path.join(args.out, model, path)

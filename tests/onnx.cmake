@@ -12,3 +12,7 @@ add_test(NAME onnx_conformance_vulkan
                  --expect ${CMAKE_CURRENT_SOURCE_DIR}/onnx/expected.json)
 set_tests_properties(onnx onnx_conformance onnx_conformance_vulkan PROPERTIES TIMEOUT 2400 ENVIRONMENT
   "MSC_CODEGEN=$<TARGET_FILE:msc-codegen>;MSC_SHARED_REFERENCE_DIR=${CMAKE_SOURCE_DIR}/../shared/reference;PYTHONPATH=${CMAKE_SOURCE_DIR}/python;MSC_VK_VALIDATION=1")
+# The real models' relax projects also run on the newest apache-tvm (the project's venv).
+if(MSC_VENV_PYTHON)
+  set_property(TEST onnx APPEND PROPERTY ENVIRONMENT "MSC_TVM_PYTHON=${MSC_VENV_PYTHON}")
+endif()

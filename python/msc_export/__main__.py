@@ -11,6 +11,9 @@ Commands::
     import-pt2 MODEL.pt2 --out DIR [--seed 0] [--no-golden] [--graph-name main]
         A file written by ``torch.export.save`` -> the same files (golden outputs from the
         program itself, on seeded inputs of its input shapes and dtypes).
+    aten-ops
+        The core ATen ops (this torch's ``torch.Tag.core`` overloads) the export path converts and
+        those it does not.
     hostile  --out DIR [--seed 0]
         Write the hostile-names test graph (see msc_export.hostile).
     validate GRAPH.json [--weights W.safetensors] [--golden DIR]
@@ -59,7 +62,7 @@ def _shape(text: str) -> List[int]:
 def cmd_export(args: argparse.Namespace) -> int:
     import torch
 
-    from .exporter import export_torch, write_export
+    from .exporter import export_torch
 
     torch.manual_seed(args.seed)
     factory = _load_callable(args.model)
@@ -68,21 +71,38 @@ def cmd_export(args: argparse.Namespace) -> int:
         model.load_state_dict(torch.load(args.state_dict, map_location="cpu"))
     result = export_torch(model, args.input_shape, None, args.input_dtype, seed=args.seed,
                           golden=not args.no_golden, graph_name=args.graph_name, via=args.via)
-    paths = write_export(result, args.out)
-    print(f"exported {len(result.graph.nodes)} nodes, {len(result.weights)} weights -> {args.out}")
+    return _write(result, args.out, "exported")
+
+
+def cmd_import_pt2(args: argparse.Namespace) -> int:
+    from .exporter import import_pt2
+
+    result = import_pt2(args.model, None, seed=args.seed, golden=not args.no_golden, graph_name=args.graph_name)
+    return _write(result, args.out, "imported")
+
+
+def _write(result, out: str, verb: str) -> int:
+    """Writes an ExportResult into `out` and lists the files."""
+    from .exporter import write_export
+
+    paths = write_export(result, out)
+    print(f"{verb} {len(result.graph.nodes)} nodes, {len(result.weights)} weights -> {out}")
     for key in sorted(paths):
         print(f"  {key}: {paths[key]}")
     return 0
 
 
-def cmd_import_pt2(args: argparse.Namespace) -> int:
-    from .exporter import import_pt2, write_export
+def cmd_aten_ops(args: argparse.Namespace) -> int:
+    import torch
 
-    result = import_pt2(args.model, None, seed=args.seed, golden=not args.no_golden, graph_name=args.graph_name)
-    paths = write_export(result, args.out)
-    print(f"imported {len(result.graph.nodes)} nodes, {len(result.weights)} weights -> {args.out}")
-    for key in sorted(paths):
-        print(f"  {key}: {paths[key]}")
+    from .export_importer import core_aten_coverage, require_torch_export
+
+    require_torch_export()
+    covered, missing = core_aten_coverage()
+    print(f"torch {torch.__version__}: {len(covered) + len(missing)} core ATen overloads, "
+          f"{len(covered)} converted, {len(missing)} not")
+    print("converted: " + " ".join(covered))
+    print("not converted: " + " ".join(missing))
     return 0
 
 
@@ -153,6 +173,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--no-golden", action="store_true")
     p.add_argument("--graph-name", default="main")
     p.set_defaults(func=cmd_import_pt2)
+
+    p = sub.add_parser("aten-ops", help="the core ATen ops the export path converts, and those it does not")
+    p.set_defaults(func=cmd_aten_ops)
 
     p = sub.add_parser("hostile", help="write the hostile-names test graph")
     p.add_argument("--out", required=True)

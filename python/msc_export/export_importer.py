@@ -9,9 +9,10 @@ Pipeline (:func:`translate_exported_program`):
 
 1. ``ep.run_decompositions(table)``: the default core-ATen table minus :data:`PRESERVED_OPS`
    (``aten.linear``, ``aten.scaled_dot_product_attention``, ``aten.silu``,
-   ``aten.adaptive_avg_pool2d``, ``aten.hardswish``, ``aten.hardsigmoid``), which stay whole
-   because they are MSC optypes (``msc.linear_bias`` / ``msc.linear``, ``msc.attention``,
-   ``nn.silu``, ``nn.adaptive_avg_pool2d``) or have TVM's own expression (hardswish:
+   ``aten.adaptive_avg_pool2d``, ``aten.hardswish``, ``aten.hardsigmoid``, the 2-D nearest and
+   bilinear upsampling, reflection / replication padding), which stay whole because they are MSC optypes (``msc.linear_bias`` /
+   ``msc.linear``, ``msc.attention``, ``nn.silu``, ``nn.adaptive_avg_pool2d``,
+   ``image.resize2d``, ``nn.pad``; the default table turns them into gathers) or have TVM's own expression (hardswish:
    ``x * clip(x + 3, 0, 6) / 6``, as the torch.fx path); everything else is core ATen.
 2. The graph signature: user inputs become ``inp_0``, ``inp_1``, ... (shapes and dtypes from the
    placeholders' example values); every parameter, buffer and lifted tensor constant becomes one
@@ -46,7 +47,10 @@ from .fx_importer import ExportError, FXImporter, UnsupportedOpsError, _arg, tor
 
 #: ATen ops kept whole by run_decompositions (they are MSC optypes; see the module docstring).
 PRESERVED_OPS = ("linear.default", "scaled_dot_product_attention.default", "silu.default",
-                 "adaptive_avg_pool2d.default", "hardswish.default", "hardsigmoid.default")
+                 "adaptive_avg_pool2d.default", "hardswish.default", "hardsigmoid.default",
+                 "upsample_nearest2d.vec", "upsample_bilinear2d.vec", "upsample_nearest2d.default",
+                 "upsample_bilinear2d.default", "reflection_pad1d.default", "reflection_pad2d.default",
+                 "replication_pad2d.default")
 
 _INT64_MAX = 2 ** 63 - 1
 
@@ -132,6 +136,46 @@ class ExportedProgramImporter(FXImporter):
             "full.default": self._full, "full_like.default": self._aten_full_like,
             "scalar_tensor.default": self._scalar_tensor,
             "arange.start_step": self._arange, "arange.start": self._arange, "arange.default": self._arange,
+            # more core ATen ops with an MSC optype
+            **{f"{op}.default": unary(f"relax.{op}") for op in ("acosh", "asinh", "atanh", "round", "isnan", "isinf",
+                                                                  "bitwise_not")},
+            **{f"{op}.{ov}": self._binary(f"relax.{op}", fn) for op, fn in (
+                ("bitwise_and", operator.and_), ("bitwise_or", operator.or_), ("bitwise_xor", operator.xor))
+               for ov in ("Tensor", "Scalar")},
+            "logical_xor.default": self._binary("relax.logical_xor", operator.xor),
+            "remainder.Tensor": self._binary("relax.floor_mod", operator.mod),
+            "remainder.Scalar": self._binary("relax.floor_mod", operator.mod),
+            "div.Tensor_mode": self._div_mode, "div.Scalar_mode": self._div_mode,
+            "pow.Scalar": self._pow_scalar, "reciprocal.default": self._reciprocal,
+            "log2.default": self._log_base(2.0), "log10.default": self._log_base(10.0),
+            "log1p.default": self._log1p, "expm1.default": self._expm1,
+            "clamp.Tensor": self._clamp_tensor,
+            "leaky_relu.default": self._leaky_relu, "_log_softmax.default": self._log_softmax,
+            "argmax.default": self._arg_reduce("relax.argmax"), "argmin.default": self._arg_reduce("relax.argmin"),
+            "max.dim": self._max_min_dim("relax.max", "relax.argmax"),
+            "min.dim": self._max_min_dim("relax.min", "relax.argmin"),
+            "amin.default": self._amax_like("relax.min"), "mean.default": self._mean_all,
+            "prod.default": self._prod, "prod.dim_int": self._prod,
+            "var.correction": self._var, "var.dim": self._var,
+            "cumsum.default": self._cumsum, "flip.default": self._flip, "repeat.default": self._repeat,
+            "topk.default": self._topk, "native_group_norm.default": self._native_group_norm,
+            "upsample_nearest2d.vec": self._upsample("nearest_neighbor"),
+            "upsample_bilinear2d.vec": self._upsample("linear"),
+            "upsample_nearest2d.default": self._upsample("nearest_neighbor"),
+            "upsample_bilinear2d.default": self._upsample("linear"),
+            "scatter.src": self._scatter("update"), "scatter.value": self._scatter("update"),
+            "scatter_add.default": self._scatter("add"),
+            "reflection_pad1d.default": self._pad_mode("reflect"), "reflection_pad2d.default": self._pad_mode("reflect"),
+            "replication_pad2d.default": self._pad_mode("edge"),
+            "native_dropout.default": self._native_dropout,
+            "copy.default": self._copy, "fill.Scalar": self._fill,
+            "empty.memory_format": self._empty, "empty_strided.default": self._empty,
+            "avg_pool1d.default": self._avg_pool1d, "adaptive_avg_pool1d.default": self._adaptive_avg_pool1d,
+            "elu.default": self._elu, "trunc.default": self._trunc,
+            "fmod.Tensor": self._fmod, "fmod.Scalar": self._fmod,
+            "any.default": self._any, "any.dim": self._any, "any.dims": self._any,
+            "slice_scatter.default": self._slice_scatter, "select_scatter.default": self._select_scatter,
+            "index.Tensor": self._index,
             # checks and symbolic sizes (static here)
             "_assert_tensor_metadata.default": self._drop, "_assert_scalar.default": self._drop,
             "sym_size.int": self._sym_size,
@@ -153,7 +197,7 @@ class ExportedProgramImporter(FXImporter):
         gm = ep.graph_module
         problems = self.unsupported(gm)
         if problems:
-            raise UnsupportedOpsError(problems)
+            raise UnsupportedOpsError(problems, "ATen op use")
         from torch.export.graph_signature import InputKind
 
         symbolic = [f"{node.name} dim {i} ({d})" for node in gm.graph.nodes if node.op == "placeholder"
@@ -325,6 +369,320 @@ class ExportedProgramImporter(FXImporter):
         x, index = self._x(node), self._x(node, 2, "index")
         return self.emit("relax.take", [x, index], axis=int(node.args[1]) % x.sinfo.ndim)
 
+    def _div_mode(self, node: fx.Node) -> Any:
+        """``div(x, y, rounding_mode=)``: "floor" -> ``floor_divide``, None -> ``divide``; "trunc"
+        has no MSC optype."""
+        mode = node.kwargs.get("rounding_mode")
+        if mode not in (None, "floor"):
+            raise ExportError(f"div rounding_mode={mode!r} has no MSC optype (only 'floor')")
+        lhs, rhs = self._retrieve(node.args[0]), self._retrieve(node.args[1])
+        if not isinstance(lhs, R.Expr):
+            lhs = R.const(lhs, rhs.sinfo.dtype)
+        if not isinstance(rhs, R.Expr):
+            rhs = R.const(rhs, lhs.sinfo.dtype)
+        return self.emit("relax.floor_divide" if mode == "floor" else "relax.divide", [lhs, rhs])
+
+    def _pow_scalar(self, node: fx.Node) -> Any:
+        """``pow(s, x)``: ``power(const s, x)``."""
+        x = self._x(node, 1, "exponent")
+        return self.emit("relax.power", [R.const(node.args[0], x.sinfo.dtype), x])
+
+    def _reciprocal(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        return self.emit("relax.divide", [R.const(1.0, x.sinfo.dtype), x])
+
+    def _log_base(self, base: float) -> Callable[[fx.Node], Any]:
+        """``log2`` / ``log10``: ``log(x) / log(base)`` (TVM's frontend does the same)."""
+        def convert(node: fx.Node) -> Any:
+            x = self._x(node)
+            return self.emit("relax.divide", [self.emit("relax.log", [x]), R.const(math.log(base), x.sinfo.dtype)])
+        return convert
+
+    def _log1p(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        return self.emit("relax.log", [self.emit("relax.add", [x, R.const(1.0, x.sinfo.dtype)])])
+
+    def _expm1(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        return self.emit("relax.subtract", [self.emit("relax.exp", [x]), R.const(1.0, x.sinfo.dtype)])
+
+    def _clamp_tensor(self, node: fx.Node) -> Any:
+        """``clamp(x, min_tensor, max_tensor)``: ``minimum(maximum(x, min), max)``."""
+        x = self._x(node)
+        lo, hi = self._retrieve(_arg(node, 1, "min")), self._retrieve(_arg(node, 2, "max"))
+        if lo is not None:
+            x = self.emit("relax.maximum", [x, lo])
+        if hi is not None:
+            x = self.emit("relax.minimum", [x, hi])
+        return x
+
+    def _leaky_relu(self, node: fx.Node) -> Any:
+        return self.emit("relax.nn.leakyrelu", [self._x(node)], alpha=float(_arg(node, 1, "negative_slope", 0.01)))
+
+    def _log_softmax(self, node: fx.Node) -> Any:
+        if node.args[2]:
+            raise ExportError("_log_softmax with half_to_float=True is not supported")
+        return self.emit("relax.nn.log_softmax", [self._x(node)], axis=int(node.args[1]))
+
+    def _arg_reduce(self, op: str) -> Callable[[fx.Node], Any]:
+        def convert(node: fx.Node) -> Any:
+            dim = _arg(node, 1, "dim")
+            return self.emit(op, [self._x(node)], axis=None if dim is None else int(dim),
+                             keepdims=bool(_arg(node, 2, "keepdim", False)))
+        return convert
+
+    def _max_min_dim(self, op: str, arg_op: str) -> Callable[[fx.Node], Any]:
+        """``max.dim`` / ``min.dim`` -> (values: ``max`` / ``min``, indices: ``argmax`` / ``argmin``)."""
+        def convert(node: fx.Node) -> Any:
+            x, dim, keep = self._x(node), int(node.args[1]), bool(_arg(node, 2, "keepdim", False))
+            values = self.emit(op, [x], axis=[dim], keepdims=keep)
+            users = [u for u in node.users if u.target is operator.getitem and u.args[1] == 1]
+            indices = self.emit(arg_op, [x], axis=dim, keepdims=keep) if users else None
+            return (values, indices)
+        return convert
+
+    def _amax_like(self, op: str) -> Callable[[fx.Node], Any]:
+        def convert(node: fx.Node) -> Any:
+            dim = self._retrieve(_arg(node, 1, "dim", []))
+            return self.emit(op, [self._x(node)], axis=[int(d) for d in dim] if dim else None,
+                             keepdims=bool(_arg(node, 2, "keepdim", False)))
+        return convert
+
+    def _mean_all(self, node: fx.Node) -> Any:
+        if node.kwargs.get("dtype") is not None:
+            raise ExportError("mean with dtype= is not supported")
+        return self.emit("relax.mean", [self._x(node)], axis=None, keepdims=False)
+
+    def _prod(self, node: fx.Node) -> Any:
+        if node.kwargs.get("dtype") is not None:
+            raise ExportError("prod with dtype= is not supported")
+        dim = _arg(node, 1, "dim")
+        return self.emit("relax.prod", [self._x(node)], axis=None if dim is None else [int(dim)],
+                         keepdims=bool(_arg(node, 2, "keepdim", False)))
+
+    def _var(self, node: fx.Node) -> Any:
+        """``var.correction(x, dim, *, correction, keepdim)`` / ``var.dim(x, dim, unbiased,
+        keepdim)``: relax's ``variance`` (the mean squared deviation) times n / (n - correction)
+        (torch's default correction 1: the unbiased estimate). ``std`` decomposes to its sqrt."""
+        x = self._x(node)
+        dim = self._retrieve(_arg(node, 1, "dim"))
+        axes = list(range(x.sinfo.ndim)) if not dim else [int(d) % x.sinfo.ndim for d in dim]
+        if node.target == torch.ops.aten.var.dim:
+            correction = 1.0 if _arg(node, 2, "unbiased", True) else 0.0
+            keepdim = bool(_arg(node, 3, "keepdim", False))
+        else:
+            c = node.kwargs.get("correction")
+            correction, keepdim = 1.0 if c is None else float(c), bool(node.kwargs.get("keepdim", False))
+        n = int(np.prod([x.sinfo.shape[a] for a in axes]))
+        out = self.emit("relax.variance", [x], axis=axes, keepdims=keepdim)
+        if correction:
+            factor = n / (n - correction) if n > correction else math.inf
+            out = self.emit("relax.multiply", [out, R.const(factor, x.sinfo.dtype)])
+        return out
+
+    def _cumsum(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        dtype = node.kwargs.get("dtype")
+        return self.emit("relax.cumsum", [x], axis=int(node.args[1]) % x.sinfo.ndim,
+                         dtype=None if dtype is None else torch_dtype_name(dtype), exclusive=False)
+
+    def _flip(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        for d in self._retrieve(node.args[1]):
+            x = self.emit("relax.flip", [x], axis=int(d) % x.sinfo.ndim)
+        return x
+
+    def _repeat(self, node: fx.Node) -> Any:
+        """``x.repeat(*sizes)`` is numpy's tile: ``tile``."""
+        return self.emit("relax.tile", [self._x(node)], repeats=[int(r) for r in self._retrieve(node.args[1])])
+
+    def _topk(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        k, dim = int(node.args[1]), int(_arg(node, 2, "dim", -1))
+        largest = bool(_arg(node, 3, "largest", True))
+        pair = self.emit("relax.topk", [x], k=k, axis=dim, ret_type="both", largest=largest, dtype="int64")
+        return (self.bb.emit(R.TupleGetItem(pair, 0)), self.bb.emit(R.TupleGetItem(pair, 1)))
+
+    def _native_group_norm(self, node: fx.Node) -> Any:
+        """``(input, weight, bias, N, C, HxW, group, eps)`` -> ``nn.group_norm`` (mean / rstd unused)."""
+        x = self._x(node)
+        gamma, beta = self._retrieve(node.args[1]), self._retrieve(node.args[2])
+        c = x.sinfo.shape[1]
+        gamma = R.const(np.ones(c), x.sinfo.dtype) if gamma is None else gamma
+        beta = R.const(np.zeros(c), x.sinfo.dtype) if beta is None else beta
+        out = self.emit("relax.nn.group_norm", [x, gamma, beta], num_groups=int(node.args[6]), channel_axis=1,
+                        axes=list(range(2, x.sinfo.ndim)), epsilon=float(node.args[7]), center=True, scale=True)
+        return (out, None, None)
+
+    def _upsample(self, method: str) -> Callable[[fx.Node], Any]:
+        """``upsample_nearest2d`` / ``upsample_bilinear2d(x, output_size, [align_corners,]
+        scale_factors)`` -> ``image.resize2d`` as TVM's frontend maps them (nearest: asymmetric +
+        floor; bilinear: align_corners or half_pixel)."""
+        def convert(node: fx.Node) -> Any:
+            x = self._x(node)
+            size = self._retrieve(node.args[1])
+            if size is None:  # the .vec overloads: (input, output_size | None, [align_corners,] scale_factors)
+                scales = self._retrieve(node.args[-1])
+                size = [int(math.floor(x.sinfo.shape[2 + i] * float(scales[i]))) for i in range(2)]
+            if method == "linear":
+                mode = "align_corners" if self._retrieve(node.args[2]) else "half_pixel"
+                rounding = ""
+            else:
+                mode, rounding = "asymmetric", "floor"
+            return self.emit("relax.image.resize2d", [x], size=[int(v) for v in size], roi=[0.0] * 4, layout="NCHW",
+                             method=method, coordinate_transformation_mode=mode, rounding_method=rounding,
+                             cubic_alpha=-0.75, cubic_exclude=0, extrapolation_value=0.0, out_dtype="")
+        return convert
+
+    def _scatter(self, reduction: str) -> Callable[[fx.Node], Any]:
+        """``scatter(x, dim, index, src | value)`` / ``scatter_add`` -> ``scatter_elements``."""
+        def convert(node: fx.Node) -> Any:
+            if node.kwargs.get("reduce") is not None:
+                raise ExportError("scatter with reduce= is not supported")
+            x, index = self._x(node), self._x(node, 2, "index")
+            src = self._retrieve(node.args[3])
+            if not isinstance(src, R.Expr):
+                src = R.Constant(np.full(index.sinfo.shape, src, dtype=np.dtype(x.sinfo.dtype)))
+            return self.emit("relax.scatter_elements", [x, index, src], axis=int(node.args[1]) % x.sinfo.ndim,
+                             reduction=reduction)
+        return convert
+
+    def _pad_mode(self, mode: str) -> Callable[[fx.Node], Any]:
+        """``reflection_pad{1,2}d`` / ``replication_pad2d(x, pad)`` -> ``nn.pad`` with pad_mode."""
+        def convert(node: fx.Node) -> Any:
+            x = self._x(node)
+            pad = [int(p) for p in self._retrieve(node.args[1])]
+            width = [0] * (2 * x.sinfo.ndim)
+            for i in range(len(pad) // 2):
+                axis = x.sinfo.ndim - 1 - i
+                width[2 * axis], width[2 * axis + 1] = pad[2 * i], pad[2 * i + 1]
+            return self.emit("relax.nn.pad", [x], pad_width=width, pad_value=0.0, pad_mode=mode)
+        return convert
+
+    def _native_dropout(self, node: fx.Node) -> Any:
+        """Inference (``train`` False): the input and an all-true mask."""
+        if _arg(node, 2, "train", False):
+            raise ExportError("native_dropout with train=True is random; export the model in eval mode")
+        x = self._x(node)
+        return (x, R.Constant(np.ones(x.sinfo.shape, dtype=bool)))
+
+    def _copy(self, node: fx.Node) -> Any:
+        """``copy(dst, src)``: src broadcast to dst's shape, in dst's dtype."""
+        dst, src = self._x(node), self._x(node, 1, "src")
+        if src.sinfo.dtype != dst.sinfo.dtype:
+            src = self._astype(src, dst.sinfo.dtype)
+        if tuple(src.sinfo.shape) == tuple(dst.sinfo.shape):
+            return src
+        return self.emit("relax.broadcast_to", [src, R.ShapeExpr(dst.sinfo.shape)])
+
+    def _fill(self, node: fx.Node) -> Any:
+        x = self._x(node)
+        return self._creation_value(node, self._retrieve(node.args[1]), x.sinfo.shape, x.sinfo.dtype)
+
+    def _empty(self, node: fx.Node) -> Any:
+        """``empty`` / ``empty_strided``: zeros (the values are unspecified)."""
+        return self._creation_value(node, 0, self._retrieve(node.args[0]), "float32")
+
+    def _avg_pool1d(self, node: fx.Node) -> Any:
+        """``avg_pool1d(x, kernel, stride, padding, ceil_mode, count_include_pad)`` -> ``nn.avg_pool1d``."""
+        kernel = [int(v) for v in self._retrieve(node.args[1])]
+        stride = [int(v) for v in (_arg(node, 2, "stride", None) or kernel)]
+        (pad,) = [int(v) for v in _arg(node, 3, "padding", [0])]
+        return self.emit("relax.nn.avg_pool1d", [self._x(node)], pool_size=kernel, strides=stride,
+                         padding=[pad, pad], dilation=[1], ceil_mode=bool(_arg(node, 4, "ceil_mode", False)),
+                         count_include_pad=bool(_arg(node, 5, "count_include_pad", True)), layout="NCW",
+                         out_layout="NCW")
+
+    def _adaptive_avg_pool1d(self, node: fx.Node) -> Any:
+        return self.emit("relax.nn.adaptive_avg_pool1d", [self._x(node)],
+                         output_size=[int(v) for v in self._retrieve(node.args[1])], layout="NCW", out_layout="NCW")
+
+    def _elu(self, node: fx.Node) -> Any:
+        """``elu(x, alpha, scale, input_scale)``: ``where(x > 0, x, alpha * (exp(x) - 1))`` (TVM's
+        frontend composes it the same way; scale = input_scale = 1 only)."""
+        x = self._x(node)
+        alpha = float(_arg(node, 1, "alpha", 1.0))
+        if float(_arg(node, 2, "scale", 1)) != 1 or float(_arg(node, 3, "input_scale", 1)) != 1:
+            raise ExportError("elu with scale or input_scale != 1 is not supported")
+        dt = x.sinfo.dtype
+        neg = self.emit("relax.multiply", [R.const(alpha, dt), self.emit("relax.subtract", [
+            self.emit("relax.exp", [x]), R.const(1.0, dt)])])
+        return self.emit("relax.where", [self.emit("relax.greater", [x, R.const(0.0, dt)]), x, neg])
+
+    def _trunc_of(self, x: R.Expr) -> R.Expr:
+        """trunc(x) = sign(x) * floor(|x|) (no MSC trunc optype)."""
+        return self.emit("relax.multiply", [self.emit("relax.sign", [x]),
+                                            self.emit("relax.floor", [self.emit("relax.abs", [x])])])
+
+    def _trunc(self, node: fx.Node) -> Any:
+        return self._trunc_of(self._x(node))
+
+    def _fmod(self, node: fx.Node) -> Any:
+        """``fmod(x, y)`` = x - trunc(x / y) * y (C's fmod: the sign of x); integers through
+        ``floor_mod``."""
+        x, y = self._x(node), self._retrieve(node.args[1])
+        if not isinstance(y, R.Expr):
+            y = R.const(y, x.sinfo.dtype)
+        if "float" in x.sinfo.dtype:
+            q = self._trunc_of(self.emit("relax.divide", [x, y]))
+            return self.emit("relax.subtract", [x, self.emit("relax.multiply", [q, y])])
+        # integers: floor_mod r, moved by y where r != 0 and x, y differ in sign
+        zero = R.const(0, x.sinfo.dtype)
+        r = self.emit("relax.floor_mod", [x, y])
+        signs = self.emit("relax.not_equal", [self.emit("relax.less", [x, zero]), self.emit("relax.less", [y, zero])])
+        move = self.emit("relax.logical_and", [self.emit("relax.not_equal", [r, zero]), signs])
+        return self.emit("relax.where", [move, self.emit("relax.subtract", [r, y]), r])
+
+    def _any(self, node: fx.Node) -> Any:
+        """``any(x, dim?, keepdim)``: ``max`` of the bool tensor as int32, compared with 0."""
+        x = self._x(node)
+        dim = self._retrieve(_arg(node, 1, "dim"))
+        axes = None if dim is None else ([int(dim)] if isinstance(dim, int) else [int(d) for d in dim])
+        as_int = self.emit("relax.astype", [x], dtype="int32")
+        top = self.emit("relax.max", [as_int], axis=axes, keepdims=bool(_arg(node, 2, "keepdim", False)))
+        return self.emit("relax.greater", [top, R.const(0, "int32")])
+
+    def _slice_scatter(self, node: fx.Node) -> Any:
+        """``slice_scatter(x, src, dim, start, end, step=1)``: ``concat`` of x before the slice,
+        src and x after it (step 1 only)."""
+        x, src = self._x(node), self._x(node, 1, "src")
+        dim = int(_arg(node, 2, "dim", 0)) % x.sinfo.ndim
+        n = x.sinfo.shape[dim]
+        start, end = _arg(node, 3, "start", None), _arg(node, 4, "end", None)
+        if int(_arg(node, 5, "step", 1)) != 1:
+            raise ExportError("slice_scatter with step != 1 is not supported")
+        start = 0 if start is None else int(start)
+        end = n if end is None or end >= _INT64_MAX else int(end)
+        start, end = (min(max(v + n if v < 0 else v, 0), n) for v in (start, end))
+        parts = ([self._slice_axis(x, dim, 0, start)] if start > 0 else []) + [src] + \
+            ([self._slice_axis(x, dim, end, n)] if end < n else [])
+        return parts[0] if len(parts) == 1 else self.emit("relax.concat", [R.Tuple(parts)], axis=dim)
+
+    def _select_scatter(self, node: fx.Node) -> Any:
+        """``select_scatter(x, src, dim, index)``: src (x without ``dim``) put back at ``index``."""
+        x, src = self._x(node), self._x(node, 1, "src")
+        dim = int(node.args[2]) % x.sinfo.ndim
+        n = x.sinfo.shape[dim]
+        index = int(node.args[3]) % n
+        row = self.emit("relax.expand_dims", [src], axis=[dim])
+        parts = ([self._slice_axis(x, dim, 0, index)] if index > 0 else []) + [row] + \
+            ([self._slice_axis(x, dim, index + 1, n)] if index + 1 < n else [])
+        return parts[0] if len(parts) == 1 else self.emit("relax.concat", [R.Tuple(parts)], axis=dim)
+
+    def _index(self, node: fx.Node) -> Any:
+        """``index(x, [None, ..., idx, None, ...])`` with one index tensor: ``take`` on that axis
+        (output: x's dims before it, the index's dims, the dims after it, as torch's). Several
+        index tensors (advanced indexing over more than one axis) are not supported."""
+        x = self._x(node)
+        indices = [self._retrieve(i) for i in node.args[1]]
+        given = [(d, i) for d, i in enumerate(indices) if i is not None]
+        if len(given) != 1:
+            raise ExportError(f"indexing with {len(given)} index tensors is not supported (only one)")
+        axis, idx = given[0]
+        if idx.sinfo.dtype == "bool":
+            raise ExportError("indexing with a bool mask has a data-dependent shape; not supported")
+        return self.emit("relax.take", [x, idx], axis=axis)
+
     def _gather(self, node: fx.Node) -> Any:
         """``gather(x, dim, index)`` -> ``gather_elements`` (same shapes and meaning)."""
         if node.kwargs.get("sparse_grad"):
@@ -367,6 +725,24 @@ class ExportedProgramImporter(FXImporter):
             dtype = torch.int64 if all(isinstance(v, int) for v in (start, end, step)) else torch.float32
         values = torch.arange(start, end, step, dtype=dtype)
         return R.Constant(values.numpy())
+
+
+def core_aten_coverage() -> PyTuple[List[str], List[str]]:
+    """(covered, not covered): the overloads of this torch's core ATen opset (``torch.Tag.core``)
+    that :class:`ExportedProgramImporter` converts and those it does not, by ``name.overload``
+    (docs/torch-export.md lists the second with the reason)."""
+    core = set()
+    # every registered operator (dir(torch.ops.aten) lists only the packets loaded so far)
+    for full in torch._C._dispatch_get_all_op_names():
+        if not full.startswith("aten::"):
+            continue
+        name, _, overload = full[len("aten::"):].partition(".")
+        packet = getattr(torch.ops.aten, name, None)
+        op = getattr(packet, overload or "default", None) if packet is not None else None
+        if op is not None and torch.Tag.core in op.tags:
+            core.add(f"{name}.{overload or 'default'}")
+    converted = ExportedProgramImporter().aten_map
+    return sorted(core & set(converted)), sorted(core - set(converted))
 
 
 def require_torch_export() -> None:

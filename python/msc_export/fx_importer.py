@@ -101,10 +101,10 @@ class ExportError(Exception):
 class UnsupportedOpsError(ExportError):
     """The FX graph uses targets the exporter does not support; ``problems`` lists all of them."""
 
-    def __init__(self, problems: Sequence[str]):
+    def __init__(self, problems: Sequence[str], what: str = "FX node"):
         self.problems = list(problems)
         lines = "\n".join("  " + p for p in self.problems)
-        super().__init__(f"{len(self.problems)} unsupported FX node(s):\n{lines}")
+        super().__init__(f"{len(self.problems)} unsupported {what}(s):\n{lines}")
 
 
 _TORCH_DTYPES = {
@@ -1139,6 +1139,8 @@ class FXImporter:
             # attend), the opposite of nn.MultiheadAttention's masks (_additive_mask)
             ninf, zero = R.const(-math.inf, q.sinfo.dtype), R.const(0.0, q.sinfo.dtype)
             mask = self.emit("relax.where", [mask, zero, ninf])
+        if mask is not None and mask.sinfo.ndim < 4:  # torch broadcasts the mask; relax wants 4-d
+            mask = self._reshape_to(mask, [1] * (4 - mask.sinfo.ndim) + list(mask.sinfo.shape))
         return self._attention_core(q, k, v, mask, node.kwargs.get("scale"), causal)
 
     def _additive_mask(self, mask: R.Expr) -> R.Expr:

@@ -479,6 +479,101 @@ _register("relax.nn.attention", _ATTENTION_ATTRS, _attention)
 _register("relax.nn.attention_bias", _ATTENTION_ATTRS, _attention)
 
 
+# ---- ops the torch.export path adds (attrs named and ordered as relax's, i.e. as MSC writes them)
+
+def _bool_same(args, attrs):
+    return TensorSI(_tensor(args[0]).shape, "bool")
+
+
+def _arg_reduce(args, attrs):
+    x = _tensor(args[0])
+    axis = attrs["axis"]
+    if axis is None:
+        return TensorSI([1] * x.ndim if attrs["keepdims"] else [], "int64")
+    axis %= x.ndim
+    shape = [(1 if i == axis else s) for i, s in enumerate(x.shape)] if attrs["keepdims"] else \
+        [s for i, s in enumerate(x.shape) if i != axis]
+    return TensorSI(shape, "int64")
+
+
+def _cumsum(args, attrs):
+    x = _tensor(args[0])
+    return TensorSI(x.shape, attrs["dtype"] or x.dtype)
+
+
+def _tile(args, attrs):
+    x = _tensor(args[0])
+    reps = list(attrs["repeats"])
+    n = max(len(reps), x.ndim)
+    shape = [1] * (n - x.ndim) + list(x.shape)
+    reps = [1] * (n - len(reps)) + reps
+    return TensorSI([a * b for a, b in zip(shape, reps)], x.dtype)
+
+
+def _topk(args, attrs):
+    x = _tensor(args[0])
+    shape = list(x.shape)
+    shape[attrs["axis"] % x.ndim] = attrs["k"]
+    return TupleSI([TensorSI(shape, x.dtype), TensorSI(shape, attrs["dtype"])])
+
+
+def _resize2d(args, attrs):
+    x = _tensor(args[0])
+    layout = attrs["layout"]
+    shape = list(x.shape)
+    shape[layout.index("H")], shape[layout.index("W")] = attrs["size"]
+    return TensorSI(shape, attrs["out_dtype"] or x.dtype)
+
+
+for _u in ("relax.acosh", "relax.asinh", "relax.atanh", "relax.round", "relax.bitwise_not"):
+    _register(_u, [], _same)
+for _u in ("relax.isnan", "relax.isinf", "relax.isfinite"):
+    _register(_u, [], _bool_same)
+for _b in ("relax.bitwise_and", "relax.bitwise_or", "relax.bitwise_xor", "relax.logical_xor", "relax.floor_mod",
+           "relax.floor_divide"):
+    _register(_b, [], _broadcast)
+_register("relax.nn.leakyrelu", [("alpha", 0.01)], _same)
+_register("relax.nn.log_softmax", [("axis", -1)], _same)
+_register("relax.argmax", [("axis", None), ("keepdims", False)], _arg_reduce)
+_register("relax.argmin", [("axis", None), ("keepdims", False)], _arg_reduce)
+_register("relax.min", [("axis", None), ("keepdims", False)], _reduce)
+_register("relax.prod", [("axis", None), ("keepdims", False)], _reduce)
+_register("relax.variance", [("axis", None), ("keepdims", False)], _reduce)
+_register("relax.cumsum", [("axis", None), ("dtype", None), ("exclusive", False)], _cumsum)
+_register("relax.flip", [("axis", None)], _same)
+_register("relax.tile", [("repeats", None)], _tile)
+_register("relax.topk", [("k", 1), ("axis", -1), ("ret_type", "both"), ("largest", True), ("dtype", "int64")], _topk)
+_register("relax.nn.group_norm", [("num_groups", None), ("channel_axis", 1), ("axes", None), ("epsilon", 1e-5),
+                                  ("center", True), ("scale", True)], _same)
+_register("relax.scatter_elements", [("axis", 0), ("reduction", "update")], _same)
+
+
+def _pool1d(args, attrs):
+    x = _tensor(args[0])
+    n, c, w = x.shape
+    (k,), (st,), (d,) = attrs["pool_size"], attrs["strides"], attrs["dilation"]
+    p0, p1 = attrs["padding"]
+    return TensorSI((n, c, _pool_out(w, k, st, p0, p1, d, bool(attrs["ceil_mode"]))), x.dtype)
+
+
+def _adaptive_pool1d(args, attrs):
+    x = _tensor(args[0])
+    n, c, w = x.shape
+    (ow,) = attrs["output_size"] if attrs["output_size"] is not None else (w,)
+    return TensorSI((n, c, ow), x.dtype)
+
+
+_register("relax.nn.avg_pool1d", [("pool_size", (1,)), ("strides", (1,)), ("padding", (0, 0)), ("dilation", (1,)),
+                                  ("ceil_mode", False), ("count_include_pad", True), ("layout", "NCW"),
+                                  ("out_layout", "NCW")], _pool1d)
+_register("relax.nn.adaptive_avg_pool1d", [("output_size", None), ("layout", "NCW"), ("out_layout", "NCW")],
+          _adaptive_pool1d)
+_register("relax.image.resize2d", [("size", None), ("roi", None), ("layout", "NCHW"), ("method", "linear"),
+                                   ("coordinate_transformation_mode", "half_pixel"), ("rounding_method", "round"),
+                                   ("cubic_alpha", -0.5), ("cubic_exclude", 0), ("extrapolation_value", 0.0),
+                                   ("out_dtype", None)], _resize2d)
+
+
 def make_call(op: str, args: Sequence[Expr], **attrs: Any) -> Call:
     """Create ``Call(op, args)`` with attrs in the C++ field order, defaults filled, struct info inferred."""
     opdef = OPS[op]

@@ -1,6 +1,7 @@
 """ONNX frontend end to end: the `import` command's contract, and real models exported with
 Debian's torch.onnx (python/msc_export/onnx_models.py, opsets 13 and 17) imported and run on
-torch, relax (static checks; real TVM when MSC_TVM_HOME is set) and vulkan (all models merged
+torch, relax (static checks; real TVM when MSC_TVM_PYTHON or MSC_TVM_HOME is set: CI runs them on
+the newest apache-tvm) and vulkan (all models merged
 into one build, under the validation layer) against torch's own outputs.
 """
 import json
@@ -14,6 +15,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "relax"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
+from tvm_under_test import tvm_under_test  # noqa: E402
 from msc_export.graph_merge import merge_graphs  # noqa: E402
 from msc_export.safetensors_np import load_file, save_file  # noqa: E402
 
@@ -155,11 +158,14 @@ def test_real_model_relax(exported, model, opset, tmp_path):
     assert ctx.returncode == 0, ctx.stderr
     graph = relax_check.graph_from_context(json.loads(ctx.stdout), json.loads((imp / "graph.json").read_text()))
     assert relax_check.api_problems(source, sigs, removed, "model.py") == []
+    newest = relax_check.load_newest_signatures(sigs, os.path.join(ROOT, "tests", "relax", "relax_ops_newest.json"))
+    assert relax_check.api_problems(source, newest, {}, "model.py") == []
+    assert relax_check.omitted_changed_defaults(source, newest, relax_check.changed_defaults(sigs, newest)) == []
     assert relax_check.struct_info_problems(source, graph) == []
-    tvm = os.environ.get("MSC_TVM_HOME")
-    if tvm:  # the real thing, where a TVM build is at hand (not in CI)
-        env = dict(os.environ, PYTHONPATH=os.path.join(tvm, "python"), TVM_LIBRARY_PATH=os.path.join(tvm, "build"))
-        run = subprocess.run([PY, "test_model.py", "--atol", "1e-4", "--rtol", "1e-4"], cwd=tmp_path / "relax",
+    found = tvm_under_test(PY)
+    if found:  # the real thing: CI's newest apache-tvm (MSC_TVM_PYTHON), or a TVM build (MSC_TVM_HOME)
+        python, env = found
+        run = subprocess.run([python, "test_model.py", "--atol", "1e-4", "--rtol", "1e-4"], cwd=tmp_path / "relax",
                              capture_output=True, text=True, env=env, timeout=1200)
         assert "PASSED" in run.stdout, run.stdout + run.stderr
 

@@ -652,3 +652,17 @@ def test_tuple_unpacking_and_trace_errors():
 
     with pytest.raises(ExportError, match="torch.fx.symbolic_trace failed"):
         translate_torch(Dynamic(), [[2]])
+
+
+def test_frontend_choice_errors():
+    """`via` names a frontend; on a torch without torch.export (Debian's 1.13) the export path is
+    an error naming the version and the way out, not an AttributeError."""
+    model = torch.nn.Linear(3, 2)
+    with pytest.raises(ExportError, match="via must be one of fx, export, got 'onnx'"):
+        export_torch(model, [[1, 3]], via="onnx")
+    if not hasattr(torch, "export"):
+        with pytest.raises(ExportError, match=r"needs torch >= 2.1 \(torch.export\); this is torch 1\."):
+            export_torch(model, [[1, 3]], via="export")
+    else:  # torch 2.x (the venv): the same model through both paths gives the same graph
+        a, b = (export_torch(model.eval(), [[1, 3]], via=v) for v in ("fx", "export"))
+        assert [n.optype for n in a.graph.nodes] == [n.optype for n in b.graph.nodes] == ["input", "msc.linear_bias"]

@@ -4,15 +4,11 @@ cases, the examples, the hostile-names graph) runs its own golden harness -- bui
 through model.compile_module, run in the relax VM, compare with the golden data -- and must print
 PASSED.
 
-The TVM under test is one of (the first that is set):
-  MSC_TVM_PYTHON  an interpreter that imports tvm: the project's virtual environment with the
-                  newest `apache-tvm` wheel (scripts/install_venv.sh; ctest's relax_tvm_newest);
-  MSC_TVM_HOME    a TVM source tree with a build: $MSC_TVM_HOME/python (the tvm package) and
-                  $MSC_TVM_HOME/build/libtvm.so, run with this interpreter (see
-                  ../shared/reference/tvm.md for the private v0.20.0 build).
-Without either these tests are skipped with the reason "not run: no TVM (set MSC_TVM_PYTHON or
-MSC_TVM_HOME)" -- the only skip in tests/relax; a MSC_TVM_HOME without python/ or
-build/libtvm.so, or a MSC_TVM_PYTHON that cannot import tvm, is a failure.
+The TVM under test: MSC_TVM_PYTHON (the project's venv, the newest apache-tvm wheel; ctest's
+relax_tvm_newest) or MSC_TVM_HOME (a source build, e.g. the private v0.20.0 one), see
+tests/common/tvm_under_test.py. Without either these tests are skipped with the reason "not run:
+no TVM (set MSC_TVM_PYTHON or MSC_TVM_HOME)" -- the only skip in tests/relax; a variable that
+names no usable TVM is a failure.
 
 The projects run in two batches in parallel (run_golden_batch.py: TVM imported once per batch,
 each project's test_model.main() as `python3 test_model.py` would run it).
@@ -28,28 +24,20 @@ from conftest import PROJECTS, PYTHON
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
 import run_golden_batch  # noqa: E402
+from tvm_under_test import TVMConfigError, tvm_under_test  # noqa: E402
 
 NO_TVM = "not run: no TVM (set MSC_TVM_PYTHON or MSC_TVM_HOME)"
 
 
 def tvm_python():
     """(interpreter, environment) that run code against the TVM under test (skips without one)."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    env.pop("FAKE_TVM_FLAVOR", None)
-    env.pop("PYTHONPATH", None)
-    python = os.environ.get("MSC_TVM_PYTHON")
-    if python:
-        if not os.path.isfile(python):
-            pytest.fail("MSC_TVM_PYTHON=%s is not a file" % python)
-        return python, env
-    home = os.environ.get("MSC_TVM_HOME")
-    if not home:
+    try:
+        found = tvm_under_test(PYTHON)
+    except TVMConfigError as err:
+        pytest.fail(str(err))
+    if found is None:
         pytest.skip(NO_TVM)
-    python_dir, build = os.path.join(home, "python"), os.path.join(home, "build")
-    if not os.path.isdir(os.path.join(python_dir, "tvm")) or not os.path.isfile(os.path.join(build, "libtvm.so")):
-        pytest.fail("MSC_TVM_HOME=%s must hold python/tvm and build/libtvm.so" % home)
-    env.update(PYTHONPATH=python_dir, TVM_LIBRARY_PATH=build)
-    return PYTHON, env
+    return found
 
 
 def run_real(project_dir, args=(), code=None, timeout=1200):
