@@ -8,7 +8,8 @@
 Run with the project's venv (scripts/install_venv.sh: torch 2.x, the newest apache-tvm). For each
 (model, path) it exports graph.json + weights + golden data (`fx`: torch.fx, `export`:
 torch.export, `pt2`: torch.export.save then `import_pt2`), then generates a project per backend
-and runs its own golden test: torch and relax with this interpreter (`python test_model.py`),
+and runs its own golden test: torch and relax with this interpreter (`python test_model.py`;
+relax at atol = rtol = 1e-4, see TOLERANCE),
 vulkan as one merged graph of every exported model (msc_export.graph_merge: one CMake build,
 `run_test.sh`). Prints a Markdown table -- model, path, nodes, max abs error per backend
 ("fail: ..." when the export or a test failed; "n/a" where torch.fx cannot trace the model) --
@@ -115,13 +116,17 @@ def export_one(model_name, path, out, image_size):
         pt2 = out + ".pt2"
         os.makedirs(os.path.dirname(pt2), exist_ok=True)
         torch.export.save(torch.export.export(model, tuple(examples)), pt2)
-        result = import_pt2(pt2)
+        result = import_pt2(pt2, inputs=inputs)
     else:
         result = export_torch(model, shapes, input_dtypes=dtypes, inputs=inputs, via=via)
     write_export(result, out)
     return len(result.graph.nodes)
 
 
+# Golden-test tolerances other than the project's default (1e-5): TVM's LLVM kernels sum in
+# another order than PyTorch (deep convolution stacks differ by ~1e-5 absolute), so relax gets
+# 1e-4, as tests/onnx runs it.
+TOLERANCE = {"relax": ["--atol", "1e-4", "--rtol", "1e-4"]}
 ERR_RE = re.compile(r"max abs err ([0-9.e+-]+|nan|inf)")
 VK_RE = re.compile(r"output '([^']*)' \(\d+ values\): max_abs=([0-9.e+-]+|nan|inf)")
 
@@ -135,7 +140,8 @@ def run_python_backend(codegen, export_dir, backend, out):
                          capture_output=True, text=True, timeout=600)
     if gen.returncode != 0:
         raise RuntimeError("generate: " + gen.stderr.strip().splitlines()[-1])
-    run = subprocess.run([sys.executable, "test_model.py"], cwd=out, capture_output=True, text=True, timeout=3600)
+    run = subprocess.run([sys.executable, "test_model.py", *TOLERANCE.get(backend, [])], cwd=out, capture_output=True,
+                         text=True, timeout=3600)
     errors = [float(e) for e in ERR_RE.findall(run.stdout)]
     if run.returncode != 0 or not errors:
         tail = (run.stdout + run.stderr).strip().splitlines()

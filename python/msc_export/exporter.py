@@ -300,10 +300,12 @@ class _ProgramModule(nn.Module):
 
 
 def import_pt2(path: str, out_dir: Optional[str] = None, seed: int = 0, golden: bool = True,
-               graph_name: str = "main") -> ExportResult:
+               graph_name: str = "main", inputs: Optional[Sequence[np.ndarray]] = None) -> ExportResult:
     """A file written by ``torch.export.save`` -> MSCGraph + weights (parameters, buffers and
-    lifted constants from its graph signature) + golden data (seeded inputs of the program's
-    input shapes and dtypes, outputs of ``ep.module()``). Raises :class:`ExportError`."""
+    lifted constants from its graph signature) + golden data: outputs of ``ep.module()`` on
+    ``inputs``, or on seeded inputs of the program's input shapes and dtypes (see
+    :func:`golden_data`; integer inputs are drawn from [0, 10), so a program that indexes with
+    them needs ``inputs``). Raises :class:`ExportError`."""
     from .export_importer import program_input_info, require_torch_export
     require_torch_export()
     try:
@@ -318,7 +320,7 @@ def import_pt2(path: str, out_dir: Optional[str] = None, seed: int = 0, golden: 
     result = ExportResult(graph, weights)
     if golden:
         shapes, dtypes = [s for s, _ in info], [d for _, d in info]
-        result.inputs, result.outputs = golden_data(_ProgramModule(ep), graph, shapes, dtypes, seed)
+        result.inputs, result.outputs = golden_data(_ProgramModule(ep), graph, shapes, dtypes, seed, inputs)
     if out_dir is not None:
         write_export(result, out_dir)
     return result

@@ -174,6 +174,9 @@ _register("floor_mod_int32", _binary("floor_mod", torch.remainder, lambda b, s: 
 for _op, _fn in {"equal": torch.eq, "not_equal": torch.ne, "greater": torch.gt, "greater_equal": torch.ge,
                  "less": torch.lt, "less_equal": torch.le}.items():
     _register(_op, _binary(_op, _fn, _halves, _halves))
+# comparisons of bool tensors (the newest TVM's LLVM codegen emitted a float compare on i1 for them)
+_register("equal_bool", _binary("equal", torch.eq, _bools, _bools, dtype=torch.bool))
+_register("not_equal_bool", _binary("not_equal", torch.ne, _bools, _bools, dtype=torch.bool))
 _register("greater_int32", _binary("greater", torch.gt, lambda b, s: _ints(b, s, -5, 5), lambda b, s: _ints(b, s, -5, 5),
                                    dtype=torch.int32))
 for _op, _fn in {"logical_and": torch.logical_and, "logical_or": torch.logical_or,
