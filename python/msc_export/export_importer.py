@@ -91,8 +91,9 @@ class ExportedProgramImporter(FXImporter):
             "pow.Tensor_Scalar": f[torch.pow], "pow.Tensor_Tensor": f[torch.pow],
             "maximum.default": self._binary("relax.maximum", max), "minimum.default": self._binary("relax.minimum", min),
             "neg.default": unary("relax.negative"), "exp.default": unary("relax.exp"),
-            **{f"{op}.default": unary(f"relax.{op}") for op in ("abs", "log", "sin", "cos", "tan", "floor", "ceil",
-                                                                  "sign", "cosh", "sinh", "asin", "acos", "atan")},
+            **{f"{op}.default": unary(f"relax.{op}") for op in (
+                "abs", "log", "sin", "cos", "tan", "floor", "ceil", "sign", "cosh", "sinh", "asin", "acos", "atan",
+                "acosh", "asinh", "atanh", "round", "isnan", "isinf", "bitwise_not")},
             "sqrt.default": unary("relax.sqrt"), "rsqrt.default": unary("relax.rsqrt"),
             "erf.default": unary("relax.erf"), "relu.default": unary("relax.nn.relu"),
             "sigmoid.default": unary("relax.sigmoid"), "tanh.default": unary("relax.tanh"),
@@ -118,7 +119,7 @@ class ExportedProgramImporter(FXImporter):
             "avg_pool2d.default": self._avg_pool2d,
             "_adaptive_avg_pool2d.default": self._adaptive_avg_pool2d,
             "adaptive_avg_pool2d.default": self._adaptive_avg_pool2d,
-            "mean.dim": self._mean, "sum.dim_IntList": self._sum, "amax.default": self._amax,
+            "mean.dim": self._mean, "sum.dim_IntList": self._sum, "amax.default": self._reduce_dims("relax.max"),
             "embedding.default": self._aten_embedding,
             "scaled_dot_product_attention.default": self._sdpa,
             "constant_pad_nd.default": self._constant_pad_nd,
@@ -137,8 +138,6 @@ class ExportedProgramImporter(FXImporter):
             "scalar_tensor.default": self._scalar_tensor,
             "arange.start_step": self._arange, "arange.start": self._arange, "arange.default": self._arange,
             # more core ATen ops with an MSC optype
-            **{f"{op}.default": unary(f"relax.{op}") for op in ("acosh", "asinh", "atanh", "round", "isnan", "isinf",
-                                                                  "bitwise_not")},
             **{f"{op}.{ov}": self._binary(f"relax.{op}", fn) for op, fn in (
                 ("bitwise_and", operator.and_), ("bitwise_or", operator.or_), ("bitwise_xor", operator.xor))
                for ov in ("Tensor", "Scalar")},
@@ -154,7 +153,7 @@ class ExportedProgramImporter(FXImporter):
             "argmax.default": self._arg_reduce("relax.argmax"), "argmin.default": self._arg_reduce("relax.argmin"),
             "max.dim": self._max_min_dim("relax.max", "relax.argmax"),
             "min.dim": self._max_min_dim("relax.min", "relax.argmin"),
-            "amin.default": self._amax_like("relax.min"), "mean.default": self._mean_all,
+            "amin.default": self._reduce_dims("relax.min"), "mean.default": self._mean_all,
             "prod.default": self._prod, "prod.dim_int": self._prod,
             "var.correction": self._var, "var.dim": self._var,
             "cumsum.default": self._cumsum, "flip.default": self._flip, "repeat.default": self._repeat,
@@ -319,12 +318,6 @@ class ExportedProgramImporter(FXImporter):
                                      _arg(node, 5, "ceil_mode", False))
         return (pool, None)
 
-    def _amax(self, node: fx.Node) -> Any:
-        x = self._x(node)
-        dim = self._retrieve(_arg(node, 1, "dim", []))
-        axis = None if not dim else [int(d) for d in dim]
-        return self.emit("relax.max", [x], axis=axis, keepdims=bool(_arg(node, 2, "keepdim", False)))
-
     def _aten_embedding(self, node: fx.Node) -> Any:
         """``embedding(weight, indices, padding_idx, ...)`` (weight first, unlike F.embedding)."""
         return self._embedding_impl(self._x(node, 1, "indices"), self._x(node, 0, "weight"))
@@ -441,7 +434,8 @@ class ExportedProgramImporter(FXImporter):
             return (values, indices)
         return convert
 
-    def _amax_like(self, op: str) -> Callable[[fx.Node], Any]:
+    def _reduce_dims(self, op: str) -> Callable[[fx.Node], Any]:
+        """``amax`` / ``amin(x, dim=[], keepdim)``: ``max`` / ``min`` over ``dim`` (all when empty)."""
         def convert(node: fx.Node) -> Any:
             dim = self._retrieve(_arg(node, 1, "dim", []))
             return self.emit(op, [self._x(node)], axis=[int(d) for d in dim] if dim else None,
@@ -550,13 +544,7 @@ class ExportedProgramImporter(FXImporter):
     def _pad_mode(self, mode: str) -> Callable[[fx.Node], Any]:
         """``reflection_pad{1,2}d`` / ``replication_pad2d(x, pad)`` -> ``nn.pad`` with pad_mode."""
         def convert(node: fx.Node) -> Any:
-            x = self._x(node)
-            pad = [int(p) for p in self._retrieve(node.args[1])]
-            width = [0] * (2 * x.sinfo.ndim)
-            for i in range(len(pad) // 2):
-                axis = x.sinfo.ndim - 1 - i
-                width[2 * axis], width[2 * axis + 1] = pad[2 * i], pad[2 * i + 1]
-            return self.emit("relax.nn.pad", [x], pad_width=width, pad_value=0.0, pad_mode=mode)
+            return self._pad_impl(self._x(node), self._retrieve(node.args[1]), 0.0, mode)
         return convert
 
     def _native_dropout(self, node: fx.Node) -> Any:

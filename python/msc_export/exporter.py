@@ -286,7 +286,6 @@ def export_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]], out_di
     return result
 
 
-
 class _ProgramModule(nn.Module):
     """An ExportedProgram's ``module()`` as a plain module for :func:`golden_data` (the unlifted
     module refuses ``eval()``; it is kept out of this module's children)."""

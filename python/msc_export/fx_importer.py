@@ -1062,8 +1062,9 @@ class FXImporter:
             raise ExportError(f"roll: {len(shifts)} shifts for {len(dims)} dims")
         return self._roll_impl(x, shifts, dims)
 
-    def _pad_impl(self, x: R.Expr, pad: Sequence[int], value: float) -> Any:
-        """``F.pad(x, pad)`` (pairs from the LAST dim backwards) -> ``nn.pad`` (pairs per axis in order)."""
+    def _pad_impl(self, x: R.Expr, pad: Sequence[int], value: float, mode: str = "constant") -> Any:
+        """``F.pad(x, pad)`` (pairs from the LAST dim backwards) -> ``nn.pad`` (pairs per axis in
+        order) with relax's ``pad_mode`` ("constant", "reflect", "edge")."""
         pad = [int(p) for p in pad]
         ndim = x.sinfo.ndim
         if len(pad) % 2 or len(pad) // 2 > ndim:
@@ -1076,7 +1077,7 @@ class FXImporter:
         for i in range(len(pad) // 2):
             axis = ndim - 1 - i
             width[2 * axis], width[2 * axis + 1] = pad[2 * i], pad[2 * i + 1]
-        return self.emit("relax.nn.pad", [x], pad_width=width, pad_value=float(value), pad_mode="constant")
+        return self.emit("relax.nn.pad", [x], pad_width=width, pad_value=float(value), pad_mode=mode)
 
     def _pad(self, node: fx.Node) -> Any:
         mode = _arg(node, 2, "mode", "constant")
