@@ -19,10 +19,12 @@
 #                         `python3 test.py`, `python3 -m pytest -q` that applies (hook for the
 #                         generator's project layout)
 #
-# Python is always /usr/bin/python3 (Debian's torch/numpy), whatever is first on PATH.
+#   MSC_PYTHON            the Python that exports and runs the project's test (default
+#                         /usr/bin/python3): Debian's torch/numpy plus the safetensors package, as
+#                         `bash scripts/install_venv.sh debian` prints; never the first on PATH.
 set -euo pipefail
 
-PY=/usr/bin/python3
+PY="${MSC_PYTHON:-/usr/bin/python3}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(dirname "$HERE")"
 EXAMPLE="${1:?usage: run_example.sh <example> [<msc-codegen binary>] [<out root>]}"

@@ -33,7 +33,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PY = "/usr/bin/python3"
+# Debian's torch + the safetensors package the generated projects need (scripts/install_venv.sh debian).
+PY = os.environ.get("MSC_PYTHON", "/usr/bin/python3")
 
 TORCH_BENCH = r"""
 import sys, time, statistics

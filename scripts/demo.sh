@@ -23,6 +23,9 @@ else
   step "configure $BUILD_DIR (no tests) and build msc-codegen"
   BUILD_DIR="$BUILD_DIR" MSC_BUILD_TESTS=OFF BUILD_TARGET=msc-codegen bash "$ROOT/scripts/build.sh"
 fi
+step "Python: Debian's torch + the safetensors package (scripts/install_venv.sh debian)"
+MSC_PYTHON="$(bash "$ROOT/scripts/install_venv.sh" debian)"
+export MSC_PYTHON
 # run_example.sh's own "== step" lines get the elapsed time too.
 bash "$ROOT/examples/run_example.sh" "$EXAMPLE" "$BUILD_DIR/msc-codegen" "${3:-$ROOT/out/examples}" 2>&1 |
   while IFS= read -r line; do

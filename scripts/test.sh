@@ -12,7 +12,10 @@ bash "$ROOT/scripts/install_deps.sh"
 # Today's stack (torch 2.x, numpy 2.x, the newest apache-tvm) in the project's venv, outside the
 # clone and reused while its pins are unchanged (scripts/install_venv.sh).
 VENV_PYTHON="$(bash "$ROOT/scripts/install_venv.sh")"
-bash "$ROOT/scripts/build.sh" -DMSC_VENV_PYTHON="$VENV_PYTHON"
+# Debian's stack (torch 1.13, numpy 1.24) plus the safetensors package generated projects read
+# weights with: a --system-site-packages venv over /usr/bin/python3.
+DEBIAN_PYTHON="$(bash "$ROOT/scripts/install_venv.sh" debian)"
+bash "$ROOT/scripts/build.sh" -DMSC_VENV_PYTHON="$VENV_PYTHON" -DMSC_PYTHON="$DEBIAN_PYTHON"
 # ctest and the sanitizer run both go on after failures; the summary line at the end counts them.
 CTEST_LOG="$(mktemp)"
 trap 'rm -f "$CTEST_LOG"' EXIT

@@ -12,7 +12,7 @@ foreach(backend torch vulkan numpy)
              COMMAND bash ${CMAKE_SOURCE_DIR}/examples/run_example.sh ${example} $<TARGET_FILE:msc-codegen>
                      ${CMAKE_BINARY_DIR}/e2e/${backend})
     set_tests_properties(e2e_${backend}_${example} PROPERTIES
-      ENVIRONMENT "MSC_BACKENDS=${backend};MSC_VK_VALIDATION=1" TIMEOUT 1500)
+      ENVIRONMENT "MSC_PYTHON=${MSC_PYTHON};MSC_BACKENDS=${backend};MSC_VK_VALIDATION=1" TIMEOUT 1500)
   endforeach()
 endforeach()
 # squeezenet1_0 (examples/models): its fire modules' concats run in place on Vulkan (memory_plan
@@ -21,7 +21,7 @@ add_test(NAME e2e_vulkan_squeezenet1_0
          COMMAND bash ${CMAKE_SOURCE_DIR}/examples/run_example.sh squeezenet1_0 $<TARGET_FILE:msc-codegen>
                  ${CMAKE_BINARY_DIR}/e2e/vulkan)
 set_tests_properties(e2e_vulkan_squeezenet1_0 PROPERTIES
-  ENVIRONMENT "MSC_BACKENDS=vulkan;MSC_VK_VALIDATION=1" TIMEOUT 1500)
+  ENVIRONMENT "MSC_PYTHON=${MSC_PYTHON};MSC_BACKENDS=vulkan;MSC_VK_VALIDATION=1" TIMEOUT 1500)
 # --precision fp16 on Vulkan: resnet18's conv / linear weights as float16 (Winograd transforming
 # float16 weights, im2col with the zero-padded 7x7 stem and the strided convs, the classifier
 # GEMM), golden check at the fp16 tolerance under the validation layer. mobilenet_v2's 1x1 GEMM
@@ -30,4 +30,4 @@ add_test(NAME e2e_vulkan_resnet18_fp16
          COMMAND bash ${CMAKE_SOURCE_DIR}/examples/run_example.sh resnet18 $<TARGET_FILE:msc-codegen>
                  ${CMAKE_BINARY_DIR}/e2e/vulkan_fp16)
 set_tests_properties(e2e_vulkan_resnet18_fp16 PROPERTIES
-  ENVIRONMENT "MSC_BACKENDS=vulkan;MSC_PRECISION=fp16;MSC_VK_VALIDATION=1" TIMEOUT 1500)
+  ENVIRONMENT "MSC_PYTHON=${MSC_PYTHON};MSC_BACKENDS=vulkan;MSC_PRECISION=fp16;MSC_VK_VALIDATION=1" TIMEOUT 1500)

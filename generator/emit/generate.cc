@@ -24,6 +24,11 @@ namespace msc::emit {
 
 namespace fs = boost::filesystem;
 
+std::vector<std::string> TemplateSearchPath(const std::string& templates_root,
+                                            const BackendSpec& spec) {
+  return {spec.dir, (fs::path(templates_root) / kSharedTemplates).string()};
+}
+
 void RegisterCodegenFilters(tmpl::Environment& env) {
   auto one_arg = [](const char* name, std::string (*fn)(const Json&)) {
     return [name, fn](const std::vector<Json>& args, const Json&) -> Json {
@@ -353,7 +358,7 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
   Json golden_files = AddGolden(o, graph, spec, tree);
 
   Context ctx(graph, opdefs, spec, &folded);
-  tmpl::Environment env(spec.dir);
+  tmpl::Environment env(TemplateSearchPath(o.templates_root, spec));
   RegisterCodegenFilters(env);
   if (node_query) return NodeContext(env, spec, o.graph_path, graph, ctx, *query);
   RenderSnippets(env, spec, graph, ctx);

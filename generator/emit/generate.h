@@ -74,6 +74,15 @@ nlohmann::ordered_json TemplateContext(const GenerateOptions& options, const Con
 /// py_str, c_str (see naming.h). Used by `generate` and `render`.
 void RegisterCodegenFilters(tmpl::Environment& env);
 
+/// Folder under the templates root with templates every backend may include or import by name
+/// (e.g. "helpers/load_safetensors.py.j2"); it holds no backend.yaml, so it is not a backend.
+inline constexpr const char* kSharedTemplates = "common";
+
+/// Where a backend's template names resolve, in order: its own folder, then
+/// <templates_root>/common (a backend overrides a shared template by having the same name).
+std::vector<std::string> TemplateSearchPath(const std::string& templates_root,
+                                            const BackendSpec& spec);
+
 /// Whether <backend dir>/<OpTemplateFor(optype)> exists.
 bool HasSnippet(const BackendSpec& spec, const std::string& optype);
 

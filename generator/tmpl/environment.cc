@@ -109,9 +109,16 @@ const Template* EnvData::Load(const std::string& name) {
   if (it != file_cache.end()) return it->second.get();
   if (key.empty()) return nullptr;
   namespace fs = std::filesystem;
-  fs::path path = search_root.empty() ? fs::path(key) : fs::path(search_root) / key;
+  fs::path path;
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return nullptr;
+  for (const std::string& root : search_path) {
+    fs::path candidate = root.empty() ? fs::path(key) : fs::path(root) / key;
+    if (fs::is_regular_file(candidate, ec)) {
+      path = std::move(candidate);
+      break;
+    }
+  }
+  if (path.empty()) return nullptr;
   // (stdio, not iostreams: a program that never touches a stream skips their locale set-up)
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return nullptr;
@@ -143,8 +150,13 @@ std::shared_ptr<const Template> EnvData::FromString(const std::string& source,
   return t;
 }
 
-Environment::Environment(std::string search_root) : d_(std::make_unique<EnvData>()) {
-  d_->search_root = std::move(search_root);
+Environment::Environment(std::string search_root)
+    : Environment(std::vector<std::string>{std::move(search_root)}) {}
+
+Environment::Environment(std::vector<std::string> search_path)
+    : d_(std::make_unique<EnvData>()) {
+  if (search_path.empty()) search_path.emplace_back();
+  d_->search_path = std::move(search_path);
   AddBuiltinGlobals(d_->globals);
 }
 
@@ -204,6 +216,12 @@ std::string Environment::RenderParsed(const Template& t, const Value& data, size
   return out;
 }
 
+std::string Environment::JoinSearchPath() const {
+  std::string out;
+  for (const std::string& root : d_->search_path) out += (out.empty() ? "" : "', '") + root;
+  return out;
+}
+
 const Template& Environment::Find(const std::string& template_name) {
   const Template* t = nullptr;
   try {
@@ -212,7 +230,7 @@ const Template& Environment::Find(const std::string& template_name) {
     throw msc::Error(template_name + ": " + e.what());
   }
   if (!t)
-    throw msc::Error(template_name + ": template not found (search root '" + d_->search_root +
+    throw msc::Error(template_name + ": template not found (search path '" + JoinSearchPath() +
                      "')");
   return *t;
 }

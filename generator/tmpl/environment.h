@@ -149,6 +149,10 @@ class Environment {
   // include/import/from-import names resolve against search_root, never relative to the
   // including file; a name with a ".." segment is an error.
   explicit Environment(std::string search_root);
+  // The same over several folders, searched in order as jinja2.FileSystemLoader([a, b, ...]):
+  // a name resolves to the first folder holding the file (generate: the backend's folder, then
+  // templates/common, so a backend can override a shared template by having its own).
+  explicit Environment(std::vector<std::string> search_path);
   ~Environment();
   Environment(Environment&&) noexcept;
   Environment& operator=(Environment&&) noexcept;
@@ -176,6 +180,7 @@ class Environment {
 
  private:
   const Template& Find(const std::string& template_name);
+  std::string JoinSearchPath() const;  // "a', 'b" for error messages
   // `reserve`: output capacity to start with (a large reserve only costs the pages written).
   // `sink`: stream the output to it (Render with a Sink); the returned string is then empty.
   std::string RenderParsed(const Template& t, const Value& data, size_t reserve = 0,

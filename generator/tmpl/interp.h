@@ -112,15 +112,16 @@ using NativeFn = std::function<Value(Interp& in, ValueList& args, Kwargs& kwargs
 
 // Environment state shared by every render (owned by Environment).
 struct EnvData {
-  std::string search_root;
+  // Folders searched in order (jinja2.FileSystemLoader([...])): the first that has the file wins.
+  std::vector<std::string> search_path;
   std::unordered_map<std::string, Function> filters;  // user filters
   std::unordered_map<std::string, Value> globals;     // user globals and functions
   std::unordered_map<std::string, std::unique_ptr<const Template>> file_cache;  // never evicted
   std::unordered_map<std::string, std::shared_ptr<const Template>> string_cache;
 
-  // Resolves `name` against search_root (jinja2 FileSystemLoader rules), loading and caching it
-  // (the template lives as long as the environment). Returns null if the file does not exist;
-  // throws OpError if the name escapes the root.
+  // Resolves `name` against each folder of search_path in turn (jinja2 FileSystemLoader rules),
+  // loading and caching the first file found (the template lives as long as the environment).
+  // Returns null if no folder has it; throws OpError if the name escapes the search path.
   const Template* Load(const std::string& name);
   std::shared_ptr<const Template> FromString(const std::string& source, const std::string& name);
   // Throws msc::Error for filters/tests that do not exist (Jinja2 checks these at compile time).

@@ -69,8 +69,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     model = factory(**json.loads(args.kwargs)) if args.kwargs else factory()
     if args.state_dict:
         model.load_state_dict(torch.load(args.state_dict, map_location="cpu"))
+    dynamic = None
+    if args.dynamic:
+        from .export_importer import DynamicDim
+        dynamic = dict(DynamicDim.parse(text) for text in args.dynamic)
     result = export_torch(model, args.input_shape, None, args.input_dtype, seed=args.seed,
-                          golden=not args.no_golden, graph_name=args.graph_name, via=args.via)
+                          golden=not args.no_golden, graph_name=args.graph_name, via=args.via, dynamic=dynamic)
     return _write(result, args.out, "exported")
 
 
@@ -164,6 +168,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--graph-name", default="main")
     p.add_argument("--via", choices=["fx", "export"], default="fx",
                    help="frontend: torch.fx symbolic tracing (MSC's) or torch.export (torch >= 2.1)")
+    p.add_argument("--dynamic", action="append", default=[], metavar="INPUT:DIM=NAME[:MIN:MAX]",
+                   help="with --via export: make dim DIM of input INPUT (0-based) the dynamic dim NAME "
+                        "(torch.export.Dim, range MIN..MAX, default 2..), written as an MSC prim; repeatable, "
+                        "one NAME for dims that must be equal; golden data at --input-shape")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("import-pt2", help="import a torch.export.save file")

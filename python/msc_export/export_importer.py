@@ -28,8 +28,9 @@ Pipeline (:func:`translate_exported_program`):
    ops left out, with the reason.
 
 Every op overload without a conversion is reported at once (:class:`UnsupportedOpsError`, node
-names included) before anything is built. Dynamic dims (``torch.export.Dim``) are not supported
-yet: an ExportedProgram with symbolic input dims is an :class:`ExportError` naming them.
+names included) before anything is built. Dynamic dims (``torch.export.Dim``) become MSC prims
+(:mod:`msc_export.dynamic_dims`: the program is converted at several sizes and the dims that
+change are fitted as affine functions of the symbols).
 """
 
 from __future__ import annotations
@@ -63,6 +64,46 @@ def aten_name(target: Any) -> str:
     if target is operator.getitem:
         return "getitem"
     return getattr(target, "__qualname__", name)
+
+
+class DynamicDim:
+    """A dynamic dim asked for on the command line or through :func:`export_program`: its name (a
+    Python identifier; the MSC prim name) and range [min, max] (torch.export.Dim's; max None:
+    unbounded)."""
+
+    def __init__(self, name: str, min: int = 2, max: Optional[int] = None) -> None:  # noqa: A002
+        if not name.isidentifier():
+            raise ExportError(f"dynamic dim name {name!r} is not an identifier")
+        self.name, self.min, self.max = name, min, max
+
+    @classmethod
+    def parse(cls, text: str) -> PyTuple[PyTuple[int, int], "DynamicDim"]:
+        """``"INPUT:DIM=NAME[:MIN:MAX]"`` (e.g. ``0:0=batch``, ``1:1=seq:2:512``) ->
+        ((input index, dim), DynamicDim). Raises ExportError on other text."""
+        try:
+            where, spec = text.split("=", 1)
+            index, dim = (int(v) for v in where.split(":"))
+            parts = spec.split(":")
+            if len(parts) not in (1, 3):
+                raise ValueError
+            lo, hi = (int(parts[1]), int(parts[2])) if len(parts) == 3 else (2, None)
+        except ValueError:
+            raise ExportError(f"--dynamic {text!r}: expected INPUT:DIM=NAME or INPUT:DIM=NAME:MIN:MAX "
+                              "(e.g. 0:0=batch, 1:1=seq:2:512)") from None
+        return (index, dim), cls(parts[0], lo, hi)
+
+
+def _concrete_dim(d: Any, sizes: Optional[Dict[Any, int]]) -> int:
+    """An input dim as an int: a static one as it is, a symbolic one (SymInt) at ``sizes`` (sympy
+    symbol -> size) or, without them, at its example size."""
+    if isinstance(d, int):
+        return d
+    if sizes is None:
+        return int(d.node.hint)
+    value = d.node.expr.subs(sizes)
+    if not value.is_Integer:
+        raise ExportError(f"symbolic dim {d.node.expr} has no size at {sizes}")
+    return int(value)
 
 
 def decompose(ep: "torch.export.ExportedProgram") -> "torch.export.ExportedProgram":
@@ -175,9 +216,12 @@ class ExportedProgramImporter(FXImporter):
             "any.default": self._any, "any.dim": self._any, "any.dims": self._any,
             "slice_scatter.default": self._slice_scatter, "select_scatter.default": self._select_scatter,
             "index.Tensor": self._index,
-            # checks and symbolic sizes (static here)
+            # checks and symbolic sizes (concrete here: sizes of the conversion's input shapes)
             "_assert_tensor_metadata.default": self._drop, "_assert_scalar.default": self._drop,
-            "sym_size.int": self._sym_size,
+            "sym_size.int": self._sym_size, "sym_constrain_range_for_size.default": self._drop,
+            **{op.__name__: self._python_only(op) for op in (
+                operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod, operator.truediv,
+                operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)},
         }
 
     # ------------------------------------------------------------------ entry point
@@ -191,20 +235,17 @@ class ExportedProgramImporter(FXImporter):
                 problems.append(f"{node.name}: {node.op} {node.target} (not core ATen)")
         return problems
 
-    def from_exported_program(self, ep: "torch.export.ExportedProgram") -> R.Function:
-        """Translates an already decomposed program (see :func:`decompose`)."""
+    def from_exported_program(self, ep: "torch.export.ExportedProgram", sizes: Optional[Dict[Any, int]] = None
+                              ) -> R.Function:
+        """Translates an already decomposed program (see :func:`decompose`). Symbolic input dims
+        (``torch.export.Dim``) take the sizes ``sizes`` gives their sympy symbols, else their
+        example sizes; the result is static (:mod:`msc_export.dynamic_dims` makes prims of it)."""
         gm = ep.graph_module
         problems = self.unsupported(gm)
         if problems:
             raise UnsupportedOpsError(problems, "ATen op use")
         from torch.export.graph_signature import InputKind
 
-        symbolic = [f"{node.name} dim {i} ({d})" for node in gm.graph.nodes if node.op == "placeholder"
-                    and isinstance(node.meta.get("val"), torch.Tensor)
-                    for i, d in enumerate(node.meta["val"].shape) if not isinstance(d, int)]
-        if symbolic:
-            raise ExportError("dynamic dims (torch.export.Dim) are not supported by the export path yet: "
-                              + ", ".join(symbolic) + "; export with static shapes")
         state = dict(ep.state_dict)
         state.update(ep.constants)
         specs = {spec.arg.name: spec for spec in ep.graph_signature.input_specs}
@@ -218,7 +259,7 @@ class ExportedProgramImporter(FXImporter):
                         val = node.meta.get("val")
                         if not isinstance(val, torch.Tensor):
                             raise ExportError(f"user input {node.name} is not a tensor ({type(val).__name__})")
-                        shape = tuple(int(d) for d in val.shape)
+                        shape = tuple(_concrete_dim(d, sizes) for d in val.shape)
                         var = R.Var(f"inp_{len(inputs)}", R.TensorSI(shape, torch_dtype_name(val.dtype)))
                         inputs.append(var)
                         self.env[node] = var
@@ -740,24 +781,38 @@ def require_torch_export() -> None:
                           "use the fx path, or the project's venv (scripts/install_venv.sh)")
 
 
-def export_program(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor]) -> "torch.export.ExportedProgram":
-    """``torch.export.export(model.eval(), example_inputs)``; failures become :class:`ExportError`."""
+def export_program(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
+                   dynamic: Optional[Dict[PyTuple[int, int], DynamicDim]] = None) -> "torch.export.ExportedProgram":
+    """``torch.export.export(model.eval(), example_inputs, dynamic_shapes=...)``; failures become
+    :class:`ExportError`. ``dynamic``: {(input index, dim): DynamicDim}; one name is one
+    ``torch.export.Dim`` wherever it appears (its range from the first mention)."""
     require_torch_export()
     model.eval()
+    dynamic_shapes = None
+    if dynamic:
+        dims: Dict[str, Any] = {}
+        spec: List[Dict[int, Any]] = [{} for _ in example_inputs]
+        for (index, dim), d in sorted(dynamic.items()):
+            if not 0 <= index < len(example_inputs) or not 0 <= dim < example_inputs[index].dim():
+                raise ExportError(f"dynamic dim {d.name}: input {index} has no dim {dim}")
+            if d.name not in dims:
+                dims[d.name] = torch.export.Dim(d.name, min=d.min, max=d.max)
+            spec[index][dim] = dims[d.name]
+        dynamic_shapes = tuple(spec)
     try:
-        return torch.export.export(model, tuple(example_inputs))
+        return torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
     except Exception as err:  # torch's UserError, Unsupported, TypeError, ...
         raise ExportError(f"torch.export.export failed: {type(err).__name__}: {str(err).splitlines()[0]}") from err
 
 
 def program_input_info(ep: "torch.export.ExportedProgram") -> List[PyTuple[List[int], str]]:
-    """(shape, dtype) of each user input of ``ep``, from its placeholders' example values
-    (-1 for a symbolic dim)."""
+    """(shape, dtype) of each user input of ``ep``, from its placeholders' example values (a
+    symbolic dim at its example size)."""
     from torch.export.graph_signature import InputKind
     user = {spec.arg.name for spec in ep.graph_signature.input_specs if spec.kind == InputKind.USER_INPUT}
     info = []
     for node in ep.graph.nodes:
         if node.op == "placeholder" and node.name in user:
             val = node.meta["val"]
-            info.append(([d if isinstance(d, int) else -1 for d in val.shape], torch_dtype_name(val.dtype)))
+            info.append(([_concrete_dim(d, None) for d in val.shape], torch_dtype_name(val.dtype)))
     return info

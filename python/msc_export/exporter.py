@@ -113,18 +113,22 @@ def _example_tensors(info: Sequence[Tuple[List[int], str]]) -> List[torch.Tensor
 
 
 def translate_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]],
-                    input_dtypes: Optional[Sequence[str]] = None, graph_name: str = "main", via: str = "fx"
-                    ) -> Tuple[MSCGraph, Dict[str, np.ndarray]]:
+                    input_dtypes: Optional[Sequence[str]] = None, graph_name: str = "main", via: str = "fx",
+                    dynamic: Optional[dict] = None) -> Tuple[MSCGraph, Dict[str, np.ndarray]]:
     """``from_torch``: trace ``model`` (``via`` "fx": torch.fx, as MSC; "export":
     ``torch.export.export``, see :mod:`msc_export.export_importer`) and return
-    ``(MSCGraph, {weight name: array})``. Raises :class:`ExportError`."""
+    ``(MSCGraph, {weight name: array})``. ``dynamic`` (export only): {(input index, dim):
+    :class:`~msc_export.export_importer.DynamicDim`}, written as MSC prims
+    (:mod:`msc_export.dynamic_dims`). Raises :class:`ExportError`."""
     model.eval()
     info = _input_info(input_shapes, input_dtypes)
     if via == "export":
         from .export_importer import export_program
-        return translate_exported_program(export_program(model, _example_tensors(info)), graph_name)
+        return translate_exported_program(export_program(model, _example_tensors(info), dynamic), graph_name)
     if via != "fx":
         raise ExportError(f"via must be one of {', '.join(VIA)}, got {via!r}")
+    if dynamic:
+        raise ExportError("dynamic dims need --via export (the torch.fx path traces static shapes)")
     gm = trace(model)
     return _msc_passes(FXImporter().from_fx(gm, info), graph_name)
 
@@ -134,12 +138,17 @@ def translate_exported_program(ep: "torch.export.ExportedProgram", graph_name: s
     """A ``torch.export`` ExportedProgram -> ``(MSCGraph, {weight name: array})``: decomposed to
     core ATen (:func:`msc_export.export_importer.decompose`), imported as TVM's
     ``from_exported_program``, then MSC's passes. Raises :class:`ExportError`."""
+    from .dynamic_dims import program_symbols, translate_dynamic
     from .export_importer import ExportedProgramImporter, decompose
     try:
         ep = decompose(ep)
     except Exception as err:  # torch errors while decomposing
         raise ExportError(f"run_decompositions failed: {type(err).__name__}: {str(err).splitlines()[0]}") from err
-    return _msc_passes(ExportedProgramImporter().from_exported_program(ep), graph_name)
+    symbols = program_symbols(ep)
+    if not symbols:
+        return _msc_passes(ExportedProgramImporter().from_exported_program(ep), graph_name)
+    return translate_dynamic(
+        lambda sizes: _msc_passes(ExportedProgramImporter().from_exported_program(ep, sizes), graph_name), symbols)
 
 
 def _msc_passes(func, graph_name: str) -> Tuple[MSCGraph, Dict[str, np.ndarray]]:
@@ -219,7 +228,8 @@ def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequen
     golden_out = {n: o.detach().contiguous().numpy().copy() for n, o in zip(graph.outputs, outs)}
     for name, arr in golden_out.items():
         t = graph.find_tensor(name)
-        if list(arr.shape) != t.shape or str(arr.dtype) != t.dtype:
+        if len(arr.shape) != len(t.shape) or any(w not in (-1, g) for g, w in zip(arr.shape, t.shape)) \
+                or str(arr.dtype) != t.dtype:
             raise ExportError(f"output {name}: the model gives {list(arr.shape)} {arr.dtype}, "
                               f"the graph says {t.shape} {t.dtype}")
     check_golden_outputs(golden_out)
@@ -273,11 +283,11 @@ def write_export(result: ExportResult, out_dir: str, extra_golden: Optional[Mapp
 
 def export_torch(model: nn.Module, input_shapes: Sequence[Sequence[int]], out_dir: Optional[str] = None,
                  input_dtypes: Optional[Sequence[str]] = None, seed: int = 0, golden: bool = True,
-                 inputs: Optional[Sequence[np.ndarray]] = None, graph_name: str = "main", via: str = "fx"
-                 ) -> ExportResult:
-    """Translate ``model`` (``via``: see :func:`translate_torch`) and (optionally) compute golden
-    data; write everything if ``out_dir``."""
-    graph, weights = translate_torch(model, input_shapes, input_dtypes, graph_name, via)
+                 inputs: Optional[Sequence[np.ndarray]] = None, graph_name: str = "main", via: str = "fx",
+                 dynamic: Optional[dict] = None) -> ExportResult:
+    """Translate ``model`` (``via``, ``dynamic``: see :func:`translate_torch`) and (optionally)
+    compute golden data at ``input_shapes``; write everything if ``out_dir``."""
+    graph, weights = translate_torch(model, input_shapes, input_dtypes, graph_name, via, dynamic)
     result = ExportResult(graph, weights)
     if golden:
         result.inputs, result.outputs = golden_data(model, graph, input_shapes, input_dtypes, seed, inputs)

@@ -554,9 +554,11 @@ def _split(a: Mapping[str, str], x: torch.Tensor) -> List[torch.Tensor]:
 # ---- the interpreter ----------------------------------------------------------------------------
 
 def run_node(node: MSCJoint, args: List[torch.Tensor], w: Mapping[str, torch.Tensor],
-             float_dtype: Optional[torch.dtype] = None) -> List[torch.Tensor]:
+             float_dtype: Optional[torch.dtype] = None, out_shapes: Optional[List[List[int]]] = None
+             ) -> List[torch.Tensor]:
     """The outputs of one node. `float_dtype` (e.g. torch.float64): the dtype every float tensor
-    is computed in (inputs and weights must already be in it)."""
+    is computed in (inputs and weights must already be in it). `out_shapes`: the outputs' shapes
+    with dynamic dims resolved (a reshape's `shape` attr holds -1 for each of them)."""
     a, op, fd = node.attrs, node.optype, float_dtype
     x = args[0] if args else None
     if op == "constant":
@@ -628,7 +630,7 @@ def run_node(node: MSCJoint, args: List[torch.Tensor], w: Mapping[str, torch.Ten
         return [_half_math(lambda *t: torch.einsum(a["subscripts"], *t), *args)]
     # shape and data movement
     if op == "reshape":
-        return [x.reshape(ints(a["shape"]))]
+        return [x.reshape(out_shapes[0] if out_shapes else ints(a["shape"]))]
     if op in ("permute_dims", "transpose"):
         axes = _axes_attr(a.get("axes", ""))
         return [x.permute(*(axes if axes is not None else reversed(range(x.dim()))))]
@@ -762,6 +764,27 @@ def _kind(dtype: torch.dtype) -> str:
     return "float" if dtype.is_floating_point else "bool" if dtype == torch.bool else "int"
 
 
+def eval_prims(graph: MSCGraph, values: Mapping[str, torch.Tensor]) -> Dict[str, int]:
+    """The value of every MSC prim of ``graph`` (mscgraph_schema.md "Prim object") given the input
+    tensors in ``values`` (by tensor name): ``shape`` reads the producer's dim, ``Int`` its value,
+    ``Add Sub Mul FloorDiv FloorMod Min Max`` as Python's (TIR's floor ops round toward -inf)."""
+    ops = {"Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
+           "FloorDiv": lambda a, b: a // b, "FloorMod": lambda a, b: a % b, "Min": min, "Max": max}
+    out: Dict[str, int] = {}
+    for p in graph.prims:
+        name, optype, attrs = p["name"], p["optype"], p.get("attrs", {})
+        if optype == "shape":
+            tensor = values["%s:%s" % (attrs["producer"], attrs.get("out_idx", "0"))]
+            out[name] = int(tensor.shape[int(attrs["dim"])])
+        elif optype == "Int":
+            out[name] = int(attrs["value"])
+        elif optype in ops and len(p.get("parents", [])) == 2:
+            out[name] = ops[optype](out[p["parents"][0]], out[p["parents"][1]])
+        else:
+            raise RuntimeError(f"interp: prim {name!r}: optype {optype} is not supported")
+    return out
+
+
 def run_graph(graph: MSCGraph, weights: Mapping[str, np.ndarray], inputs: Mapping[str, np.ndarray],
               float_dtype: Optional[torch.dtype] = None) -> Dict[str, np.ndarray]:
     """Execute ``graph``; ``weights`` keyed by weight tensor name, ``inputs`` by input tensor name.
@@ -773,6 +796,17 @@ def run_graph(graph: MSCGraph, weights: Mapping[str, np.ndarray], inputs: Mappin
         t = torch.from_numpy(np.array(arr))
         return t.to(float_dtype) if float_dtype is not None and t.dtype.is_floating_point else t
 
+    prims: Dict[str, int] = {}
+
+    def resolved(t) -> List[int]:  # a tensor's shape with its dynamic dims' prim values
+        if -1 not in t.shape:
+            return list(t.shape)
+        if not prims:  # first use: every input the shape prims read has been loaded by now
+            prims.update(eval_prims(graph, values))
+        if len(t.prims) != len(t.shape) or any(d < 0 and p not in prims for d, p in zip(t.shape, t.prims)):
+            raise RuntimeError(f"interp: {t.name} has a dynamic dim without a prim value (prims {t.prims})")
+        return [prims[p] if d < 0 else d for d, p in zip(t.shape, t.prims)]
+
     with torch.no_grad():
         for node in graph.nodes:
             if node.optype == "input":
@@ -780,12 +814,12 @@ def run_graph(graph: MSCGraph, weights: Mapping[str, np.ndarray], inputs: Mappin
                 continue
             args = [values[t] for t in node.inputs]
             w = {role: load(weights[t.name]) for role, t in node.weights.items()}
-            outs = run_node(node, args, w, float_dtype)
+            outs = run_node(node, args, w, float_dtype, [resolved(t) for t in node.outputs])
             if len(outs) != len(node.outputs):
                 raise RuntimeError(f"interp: node {node.name!r} produced {len(outs)} outputs, "
                                    f"expected {len(node.outputs)}")
             for t, v in zip(node.outputs, outs):
-                if list(v.shape) != list(t.shape):
+                if list(v.shape) != resolved(t):
                     raise RuntimeError(f"interp: {t.name} has shape {list(v.shape)}, graph says {t.shape}")
                 want = _TORCH_DTYPES.get(t.dtype)
                 if want is not None and (_kind(v.dtype) != _kind(want) if float_dtype is not None else v.dtype != want):

@@ -18,7 +18,7 @@ def real(model, name):
 
 
 def run_project_test(out):
-    proc = subprocess.run(["/usr/bin/python3", "test_model.py"], cwd=out, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "test_model.py"], cwd=out, capture_output=True, text=True, timeout=600)
     return proc
 
 
@@ -204,7 +204,7 @@ def test_hostile_names_write_nothing_outside_out(backend, tmp_path):
     """Names with quotes, newlines, '../', keywords and non-ASCII never become paths: every file
     lands under --out, and nothing else appears beside it."""
     export = tmp_path / "export"
-    proc = subprocess.run(["/usr/bin/python3", "-m", "msc_export", "hostile", "--out", str(export)],
+    proc = subprocess.run([sys.executable, "-m", "msc_export", "hostile", "--out", str(export)],
                           capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
     assert proc.returncode == 0, proc.stderr
     work = tmp_path / "work"

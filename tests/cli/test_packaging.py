@@ -9,6 +9,7 @@ import glob
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -121,7 +122,7 @@ def test_unpacked_binary_generates_a_passing_torch_project(package, tmp_path, re
     run([binary, "generate", "--graph", os.path.join(CONV_RELU, "graph.json"), "--weights",
          os.path.join(CONV_RELU, "weights.safetensors"), "--backend", "torch", "--out", out, "--golden",
          real_golden("conv_relu")], env=clean_env())
-    proc = subprocess.run(["/usr/bin/python3", "test_model.py"], cwd=out, capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "test_model.py"], cwd=out, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PASSED" in proc.stdout

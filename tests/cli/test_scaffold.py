@@ -6,12 +6,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from conftest import REFERENCE, ROOT, run_cli
 
-PY = "/usr/bin/python3"
+PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
 CONV_RELU = os.path.join(REFERENCE, "msc-real", "conv_relu")
 
 

@@ -58,7 +58,7 @@ from msc_export.graph_merge import merge_graphs  # noqa: E402
 from msc_export.safetensors_np import load_file, save_file  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
-PY = "/usr/bin/python3"
+PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
 BACKENDS = ("torch", "numpy", "vulkan")
 
 

@@ -6,8 +6,10 @@ project's venv (ctest `export_path`; scripts/install_venv.sh), never with Debian
 * the ATen ops the importer maps (one model per family) compute the model's outputs;
 * `python -m msc_export import-pt2` on a torch.export.save file writes a graph, weights and golden
   data that validate; the generated torch project passes its golden test on this torch;
-* unsupported ATen ops are one error listing every node, and nothing is written; symbolic dims,
-  a missing or a corrupt .pt2 are clear errors.
+* torch.export.Dim dims become MSC prims, and the projects generated from such a graph compute
+  the model at other sizes; what cannot be written as prims is a clear error;
+* unsupported ATen ops are one error listing every node, and nothing is written; a missing or a
+  corrupt .pt2 are clear errors.
 """
 import os
 import subprocess
@@ -168,26 +170,106 @@ def test_unsupported_ops_listed_at_once(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_dynamic_dims_and_bad_files(tmp_path):
-    class Lin(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Linear(4, 2)
-
-        def forward(self, x):
-            return self.fc(x)
-
-    ep = torch.export.export(Lin().eval(), (torch.randn(3, 4),), dynamic_shapes=({0: torch.export.Dim("batch")},))
-    pt2 = tmp_path / "dyn.pt2"
-    torch.export.save(ep, str(pt2))
-    with pytest.raises(ExportError, match=r"dynamic dims .*x dim 0"):
-        import_pt2(str(pt2))
+def test_bad_pt2_files(tmp_path):
     with pytest.raises(ExportError, match="no such file"):
         import_pt2(str(tmp_path / "missing.pt2"))
     bad = tmp_path / "bad.pt2"
     bad.write_bytes(b"not a zip file")
     with pytest.raises(ExportError, match="bad.pt2: not a torch.export.save file"):
         import_pt2(str(bad))
+
+
+def _generate(graph_dir, backend, out, *extra):
+    """msc-codegen generate; with the golden data unless `extra` specializes to other shapes."""
+    golden = [] if "--shape" in extra else ["--golden", str(graph_dir / "golden")]
+    gen = subprocess.run([BINARY, "generate", "--graph", str(graph_dir / "graph.json"), "--weights",
+                          str(graph_dir / "weights.safetensors"), *golden, "--backend", backend, "--out", str(out),
+                          *extra], capture_output=True, text=True, timeout=600)
+    assert gen.returncode == 0, gen.stderr
+    return out
+
+
+def _load_project(path, name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, str(path / "model.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not os.path.isfile(BINARY), reason="needs the msc-codegen binary (MSC_CODEGEN)")
+def test_dynamic_dims_become_prims(tmp_path):
+    """torch.export.Dim batch and seq on a transformer encoder layer: the graph writes them as MSC
+    prims (batch * seq for the flattened tokens, batch * heads for attention); the torch and numpy
+    projects generated from the dynamic graph compute the model at sizes other than the golden
+    data's, and a --shape-specialized project at the new size too."""
+    from msc_export.export_importer import DynamicDim
+    torch.manual_seed(0)
+    model = nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0).eval()
+    out = tmp_path / "graph"
+    result = export_torch(model, [[2, 5, 32]], str(out), via="export",
+                          dynamic={(0, 0): DynamicDim("batch"), (0, 1): DynamicDim("seq", 2, 64)})
+    prims = {p["name"]: p for p in result.graph.prims}
+    assert prims["batch"]["optype"] == "shape" and prims["batch"]["attrs"] == {"producer": "inp_0", "out_idx": "0",
+                                                                               "dim": "0"}
+    assert prims["seq"]["attrs"]["dim"] == "1"
+    products = [p for p in result.graph.prims if p["optype"] == "Mul" and sorted(p["parents"]) == ["batch", "seq"]]
+    assert len(products) == 1, result.graph.prims
+    inp = result.graph.find_tensor("inp_0:0")
+    assert inp.shape == [-1, -1, 32] and inp.prims == ["batch", "seq", "32"]
+    out_t = result.graph.find_tensor(result.graph.outputs[0])
+    assert out_t.shape == [-1, -1, 32] and out_t.prims == ["batch", "seq", "32"]
+    assert any(t.prims and products[0]["name"] in t.prims for n in result.graph.nodes for t in n.outputs)
+    _check(result)  # the interpreter at the golden (example) sizes
+    x = torch.randn(3, 7, 32)
+    with torch.no_grad():
+        want = model(x).numpy()
+    torch_project = _load_project(_generate(out, "torch", tmp_path / "torch"), "dyn_torch_model")
+    net = torch_project.load_model()
+    with torch.no_grad():
+        np.testing.assert_allclose(net(x).numpy(), want, atol=1e-5, rtol=1e-4)
+    numpy_project = _load_project(_generate(out, "numpy", tmp_path / "numpy"), "dyn_numpy_model")
+    np.testing.assert_allclose(numpy_project.run(x.numpy())[0], want, atol=1e-5, rtol=1e-4)
+    relax = _generate(out, "relax", tmp_path / "relax")  # one tir.Var per prim, built on the newest TVM
+    run = subprocess.run([sys.executable, "test_model.py"], cwd=relax, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0 and "PASSED" in run.stdout, run.stdout + run.stderr
+    static = _load_project(_generate(out, "torch", tmp_path / "static", "--shape", "inp_0=3,7,32"), "dyn_static")
+    with torch.no_grad():
+        np.testing.assert_allclose(static.load_model()(x).numpy(), want, atol=1e-5, rtol=1e-4)
+    # .pt2 files keep the dims (named after their symbols: the Dim names are not saved)
+    ep = torch.export.export(model, (torch.randn(2, 5, 32),), dynamic_shapes=({0: torch.export.Dim("b")},))
+    torch.export.save(ep, str(tmp_path / "dyn.pt2"))
+    loaded = import_pt2(str(tmp_path / "dyn.pt2"))
+    assert loaded.graph.find_tensor("inp_0:0").shape == [-1, 5, 32] and loaded.graph.prims[0]["optype"] == "shape"
+    _check(loaded)
+
+
+def test_dynamic_dims_errors(tmp_path):
+    from msc_export.export_importer import DynamicDim
+    # a strided convolution over a dynamic spatial dim: floor((h - 3) / 2) + 1 is not a polynomial
+    with pytest.raises(ExportError, match=r"dim 2 of tensor conv2d:0 .* at h=9/10/11: not an integer polynomial"):
+        export_torch(nn.Conv2d(3, 4, 3, stride=2), [[1, 3, 9, 9]], via="export",
+                     dynamic={(0, 2): DynamicDim("h", 5, 64)})
+    with pytest.raises(ExportError, match="dynamic dims need --via export"):
+        export_torch(nn.Linear(4, 2), [[3, 4]], dynamic={(0, 0): DynamicDim("batch")})
+    with pytest.raises(ExportError, match="input 0 has no dim 5"):
+        export_torch(nn.Linear(4, 2), [[3, 4]], via="export", dynamic={(0, 5): DynamicDim("batch")})
+    with pytest.raises(ExportError, match="fewer than three sizes"):
+        export_torch(nn.Linear(4, 2), [[3, 4]], via="export", dynamic={(0, 0): DynamicDim("batch", 2, 3)})
+    for text in ("0:0", "a:0=b", "0:0=x:1", "0:0=not-a-name"):
+        with pytest.raises(ExportError):
+            DynamicDim.parse(text)
+    assert DynamicDim.parse("1:2=seq:2:512")[0] == (1, 2)
+    out = tmp_path / "cli"
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    proc = subprocess.run([sys.executable, "-m", "msc_export", "export", "--model", "torch.nn:Linear", "--kwargs",
+                           '{"in_features": 4, "out_features": 2}', "--input-shape", "3,4", "--via", "export",
+                           "--dynamic", "0:0=batch", "--out", str(out)], capture_output=True, text=True, env=env,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    import json
+    graph = json.loads((out / "graph.json").read_text())
+    assert [p["name"] for p in graph["prims"]] == ["batch"]
 
 
 class MaskedAttention(nn.Module):

@@ -35,10 +35,10 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import corrupt_corpus  # noqa: E402
 
-PY = "/usr/bin/python3"
+PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
 FAKE_TVM = os.path.join(ROOT, "tests", "relax", "fake_tvm")
 REFERENCE = os.environ.get("MSC_SHARED_REFERENCE_DIR") or os.path.join(ROOT, "..", "shared", "reference")
-HELPER = os.path.join("helpers", "load_safetensors.py.j2")
+HELPER = os.path.join(ROOT, "templates", "common", "helpers", "load_safetensors.py.j2")
 # Substrings that mean a crash or a sanitizer finding in the Vulkan binary's output.
 SANITIZER_MARKS = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer",
                    "terminate called", "Aborted", "Segmentation fault")
@@ -121,7 +121,8 @@ def cases(export, work):
     for kind, src in sources.items():
         manifest = corrupt_corpus.write_corpus(src, os.path.join(root, kind), kind)
         for variant, v in sorted(manifest.items()):
-            case = {"id": "%s-%s" % (kind, variant), "kind": kind, "expect": v["expect"], "tensor": v["tensor"]}
+            case = {"id": "%s-%s" % (kind, variant), "kind": kind, "expect": v["expect"], "tensor": v["tensor"],
+                    "reference": v["reference"], "reference_tensor": v["reference_tensor"]}
             if kind == "weights":
                 case.update(argv=["--weights", v["file"]], file=v["file"])
             else:  # a golden folder holding the corrupt file and the other, untouched one
@@ -166,18 +167,67 @@ def check(case, status, stdout, stderr, escaped=None):
     return ["%s: %s\n    stderr: %s" % (case["id"], p, stderr.strip()[-600:]) for p in problems]
 
 
-def test_helper_copies_identical():
-    """templates/{torch,relax,numpy}/helpers/load_safetensors.py.j2 are one loader: the template
-    engine cannot include across backends (templates/README.md), so each backend has a copy; they
-    must stay byte-identical, and plain Python (no template syntax)."""
-    texts = {}
-    for backend in ("torch", "relax", "numpy"):
-        with open(os.path.join(ROOT, "templates", backend, HELPER), encoding="utf-8") as f:
-            texts[backend] = f.read()
-    assert texts["relax"] == texts["torch"] and texts["numpy"] == texts["torch"], \
-        "the loader copies differ: edit templates/torch/%s and copy it to relax/ and numpy/" % HELPER
+def helper_module(hide_package=False):
+    """The Python projects' loader (templates/common/helpers/load_safetensors.py.j2, plain Python
+    with the imports model.py gives it) as a namespace; hide_package: as if safetensors were not
+    installed."""
+    import builtins
+    with open(HELPER, encoding="utf-8") as f:
+        text = f.read()
     for marker in ("{{", "{%", "{#"):
-        assert marker not in texts["torch"]
+        assert marker not in text, "the shared loader must be plain Python"
+    real_import = builtins.__import__
+
+    def no_safetensors(name, *args, **kwargs):
+        if name == "safetensors":
+            raise ImportError("hidden by the test")
+        return real_import(name, *args, **kwargs)
+
+    import numpy as np
+    namespace = {"json": json, "os": os, "re": __import__("re"), "struct": __import__("struct"), "np": np,
+                 "__builtins__": dict(vars(builtins), __import__=no_safetensors if hide_package else real_import)}
+    exec(compile(text, HELPER, "exec"), namespace)
+    return namespace
+
+
+def write_raw_safetensors(path, entries):
+    """A valid file by hand: entries [(name, dtype code, shape, bytes)] in order."""
+    header, offset = {}, 0
+    for name, code, shape, data in entries:
+        header[name] = {"dtype": code, "shape": shape, "data_offsets": [offset, offset + len(data)]}
+        offset += len(data)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(__import__("struct").pack("<Q", len(text)) + text + b"".join(e[3] for e in entries))
+
+
+def test_loader_dtypes_and_package(tmp_path):
+    """BF16 widens exactly to float32, a dtype numpy lacks (F8_E4M3) is refused naming the tensor,
+    and without the safetensors package the error says what to install, naming the file."""
+    import numpy as np
+    m = helper_module()
+    bits = np.array([0x3F80, 0xC040, 0x7F80], dtype="<u2")  # 1.0, -3.0, inf as bfloat16
+    path = str(tmp_path / "bf16.safetensors")
+    write_raw_safetensors(path, [("b", "BF16", [3], bits.tobytes()), ("i", "I64", [], np.int64(7).tobytes())])
+    got = m["load_safetensors"](path, {"b": ([3], "bfloat16"), "i": ([], "int64")})
+    assert got["b"].dtype == np.float32 and got["b"].tolist() == [1.0, -3.0, float("inf")]
+    assert got["i"].shape == () and int(got["i"]) == 7 and got["i"].flags.writeable
+    path8 = str(tmp_path / "f8.safetensors")
+    write_raw_safetensors(path8, [("q", "F8_E4M3", [2], b"\x38\x40")])
+    with pytest.raises(m["LoadError"], match=r"f8.safetensors: tensor 'q': dtype F8_E4M3 has no numpy dtype"):
+        m["load_safetensors"](path8)
+    hidden = helper_module(hide_package=True)
+    with pytest.raises(hidden["LoadError"], match=r"bf16.safetensors: reading it needs the safetensors package"):
+        hidden["load_safetensors"](path)
+
+
+def python_case(case):
+    """The expectation for the Python projects' reader (the safetensors package behind LoadError):
+    the package's reason and the tensor it is about, or success where the package reads the file."""
+    if "reference" not in case:  # baseline, absent file: the same for every reader
+        return case
+    return dict(case, expect=case["reference"], tensor=case["reference_tensor"])
 
 
 @pytest.mark.parametrize("backend", python_backends())
@@ -190,12 +240,12 @@ def test_python_project_rejects_corrupt_files(backend, export, cases, work, tmp_
     assert proc.returncode == 0, proc.stdout + proc.stderr
     got = json.loads(results.read_text())
     problems = []
-    for case in cases:
+    for case in map(python_case, cases):
         r = got[case["id"]]
         problems += check(case, r["status"], r["stdout"], r["stderr"], r["escaped"])
     assert not problems, "%d of %d cases wrong:\n%s" % (len(problems), len(cases), "\n".join(problems))
     # Two cases as the user runs them: a real process, one line on stderr, no traceback.
-    by_id = {c["id"]: c for c in cases}
+    by_id = {c["id"]: python_case(c) for c in cases}
     for case in (by_id["weights-overlap"], by_id["inputs-header_not_utf8"]):
         run = subprocess.run([PY, "test_model.py", *case["argv"]], cwd=project, capture_output=True, text=True,
                              env=backend_env(backend), timeout=600)

@@ -56,7 +56,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "relax"))
 DATA = "/usr/share/libonnx-testdata/data"
 FOLDERS = ["node", "pytorch-converted", "pytorch-operator", "simple"]
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
-PY = "/usr/bin/python3"
+PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
 STATUSES = ["pass", "import-unsupported", "generate-unsupported", "wrong", "run-error", "crash"]
 TORCH_TOL = (1e-7, 1e-3)  # atol, rtol: onnx/backend/test/runner's defaults
 VULKAN_TOL = (1e-5, 1e-3)

@@ -23,7 +23,7 @@ from msc_export.graph_merge import prefix_graph  # noqa: E402
 from msc_export.safetensors_np import save_file  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
-PY = "/usr/bin/python3"
+PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
 
 
 def write_case(folder, graph, weights, inputs, outputs):

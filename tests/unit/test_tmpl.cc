@@ -350,8 +350,28 @@ TEST_CASE("tmpl: errors inside included and imported files name that file") {
                                 "  included from " +
                                 dir.Name("incbad.j2") + ":1:4");
   CHECK(err("missing.j2") ==
-        "missing.j2: template not found (search root '" + dir.path.string() + "')");
+        "missing.j2: template not found (search path '" + dir.path.string() + "')");
   CHECK(err("../x.j2") == "../x.j2: template name '../x.j2' escapes the search root");
+}
+
+TEST_CASE("tmpl: a search path resolves each name to the first folder that has it") {
+  TempDir dir;
+  dir.Write("backend/main.j2", "{% include 'shared.j2' %}|{% include 'both.j2' %}");
+  dir.Write("backend/both.j2", "backend's");
+  dir.Write("common/shared.j2", "{% include 'both.j2' %}+common");
+  dir.Write("common/both.j2", "common's");
+  const std::string backend = (dir.path / "backend").string(), common = (dir.path / "common").string();
+  Environment env(std::vector<std::string>{backend, common});
+  // A file in a later folder includes by name too, so it sees the earlier folder's override.
+  CHECK(env.Render("main.j2", Json::object()) == "backend's+common|backend's");
+  CHECK(env.Render("shared.j2", Json::object()) == "backend's+common");
+  try {
+    env.Render("none.j2", Json::object());
+    FAIL("expected an error");
+  } catch (const msc::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "none.j2: template not found (search path '" + backend + "', '" + common + "')");
+  }
 }
 
 TEST_CASE("tmpl: recursive includes hit the depth limit instead of crashing") {

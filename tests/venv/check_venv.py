@@ -1,17 +1,20 @@
-"""Checks the project's virtual environment against its pins (ctest `venv`).
+"""Checks one of the project's Python environments against its pins (ctest `venv`, `python_debian`).
 
     <venv python> check_venv.py scripts/requirements-venv.txt
+    <MSC_PYTHON>  check_venv.py scripts/requirements-debian.txt --debian
 
-Every `name==version` line of the pins file must be installed at exactly that version; torch must
-be 2.x and numpy 2.x; the apache-tvm wheel must have LLVM (relax.build(..., "llvm") runs on a
-CPU). Prints the versions; exit status 1 with every mismatch listed otherwise.
+Every `name==version` line of the pins file must be installed at exactly that version. Today's
+venv: torch must be 2.x and numpy 2.x, and the apache-tvm wheel must have LLVM (relax.build(...,
+"llvm") runs on a CPU). --debian: torch must be Debian's 1.x and numpy 1.x (the old tier the
+generated torch projects still support). Prints the versions; exit status 1 with every mismatch
+listed otherwise.
 """
 import importlib.metadata as md
 import re
 import sys
 
 
-def main(pins_path):
+def main(pins_path, debian=False):
     problems = []
     with open(pins_path, encoding="utf-8") as f:
         for line in f:
@@ -32,6 +35,14 @@ def main(pins_path):
                 problems.append("%s: %s installed, pinned %s" % (name, got, want))
     import numpy
     import torch
+    if debian:
+        print("python %s, torch %s, numpy %s" % (sys.version.split()[0], torch.__version__, numpy.__version__))
+        if not torch.__version__.startswith("1.") or not numpy.__version__.startswith("1."):
+            problems.append("torch %s / numpy %s are not Debian's 1.x: MSC_PYTHON must be the Debian tier "
+                            "(scripts/install_venv.sh debian)" % (torch.__version__, numpy.__version__))
+        for p in problems:
+            print("error: " + p, file=sys.stderr)
+        return 1 if problems else 0
     import tvm
     print("python %s, torch %s, numpy %s, tvm %s" % (sys.version.split()[0], torch.__version__, numpy.__version__,
                                                     tvm.__version__))
@@ -47,4 +58,4 @@ def main(pins_path):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], debian="--debian" in sys.argv[2:]))
