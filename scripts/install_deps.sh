@@ -3,8 +3,8 @@
 # Idempotent: does nothing when everything is installed. Needs root (or sudo).
 set -euo pipefail
 PACKAGES=(
-  # build
-  build-essential cmake pkg-config clang-format
+  # build (ccache: scripts/test.sh caches every compile, the generated Vulkan projects' too)
+  build-essential cmake pkg-config clang-format ccache
   # sanitizer build + libFuzzer harnesses (scripts/test.sh build-asan, scripts/fuzz.sh)
   clang libclang-rt-14-dev
   # `msc-codegen visualize G.json -o G.svg` runs Graphviz's dot

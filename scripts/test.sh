@@ -9,6 +9,16 @@ if [ ! -d "$ROOT/../shared/reference/msc-real" ]; then
   exit 1
 fi
 bash "$ROOT/scripts/install_deps.sh"
+# Every C++ compile through ccache (CMake takes the launcher from the environment when it first
+# configures a build folder): msc-codegen, the sanitizer build, and the many generated Vulkan
+# projects the tests build, which share their runtime sources. The cache lives outside the clone;
+# paths under the clone are hashed relative to it (CCACHE_BASEDIR, NOHASHDIR), so a fresh clone
+# reuses it, and the tests' temporary folders are put under the build folder for the same reason.
+CACHE="${MSC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/msc-codegen}"
+export CCACHE_DIR="${CCACHE_DIR:-$CACHE/ccache}" CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
+export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+export TMPDIR="$ROOT/build/tmp"
+mkdir -p "$TMPDIR"
 # Today's stack (torch 2.x, numpy 2.x, the newest apache-tvm) in the project's venv, outside the
 # clone and reused while its pins are unchanged (scripts/install_venv.sh).
 VENV_PYTHON="$(bash "$ROOT/scripts/install_venv.sh")"

@@ -44,7 +44,7 @@ import torch
 from torch import fx
 
 from . import relax_ir as R
-from .fx_importer import ExportError, FXImporter, UnsupportedOpsError, _arg, torch_dtype_name
+from .fx_importer import _INT64_MAX, ExportError, FXImporter, UnsupportedOpsError, _arg, torch_dtype_name
 
 #: ATen ops kept whole by run_decompositions (they are MSC optypes; see the module docstring).
 PRESERVED_OPS = ("linear.default", "scaled_dot_product_attention.default", "silu.default",
@@ -52,9 +52,6 @@ PRESERVED_OPS = ("linear.default", "scaled_dot_product_attention.default", "silu
                  "upsample_nearest2d.vec", "upsample_bilinear2d.vec", "upsample_nearest2d.default",
                  "upsample_bilinear2d.default", "reflection_pad1d.default", "reflection_pad2d.default",
                  "replication_pad2d.default")
-
-_INT64_MAX = 2 ** 63 - 1
-
 
 def aten_name(target: Any) -> str:
     """``torch.ops.aten.add.Tensor`` -> ``"add.Tensor"``; other callables by their qualified name."""
@@ -190,14 +187,14 @@ class ExportedProgramImporter(FXImporter):
             "log2.default": self._log_base(2.0), "log10.default": self._log_base(10.0),
             "log1p.default": self._log1p, "expm1.default": self._expm1,
             "clamp.Tensor": self._clamp_tensor,
-            "leaky_relu.default": self._leaky_relu, "_log_softmax.default": self._log_softmax,
+            "leaky_relu.default": self._leaky_relu, "_log_softmax.default": self._aten_log_softmax,
             "argmax.default": self._arg_reduce("relax.argmax"), "argmin.default": self._arg_reduce("relax.argmin"),
             "max.dim": self._max_min_dim("relax.max", "relax.argmax"),
             "min.dim": self._max_min_dim("relax.min", "relax.argmin"),
             "amin.default": self._reduce_dims("relax.min"), "mean.default": self._mean_all,
             "prod.default": self._prod, "prod.dim_int": self._prod,
-            "var.correction": self._var, "var.dim": self._var,
-            "cumsum.default": self._cumsum, "flip.default": self._flip, "repeat.default": self._repeat,
+            "var.correction": self._aten_var, "var.dim": self._aten_var,
+            "cumsum.default": self._cumsum, "flip.default": self._flip, "repeat.default": self._tile,
             "topk.default": self._topk, "native_group_norm.default": self._native_group_norm,
             "upsample_nearest2d.vec": self._upsample("nearest_neighbor"),
             "upsample_bilinear2d.vec": self._upsample("linear"),
@@ -208,7 +205,7 @@ class ExportedProgramImporter(FXImporter):
             "reflection_pad1d.default": self._pad_mode("reflect"), "reflection_pad2d.default": self._pad_mode("reflect"),
             "replication_pad2d.default": self._pad_mode("edge"),
             "native_dropout.default": self._native_dropout,
-            "copy.default": self._copy, "fill.Scalar": self._fill,
+            "copy.default": self._copy, "fill.Scalar": self._fill_with(),
             "empty.memory_format": self._empty, "empty_strided.default": self._empty,
             "avg_pool1d.default": self._avg_pool1d, "adaptive_avg_pool1d.default": self._adaptive_avg_pool1d,
             "elu.default": self._elu, "trunc.default": self._trunc,
@@ -290,17 +287,6 @@ class ExportedProgramImporter(FXImporter):
     def _drop(self, node: fx.Node) -> Any:
         return None
 
-    def _sym_size(self, node: fx.Node) -> Any:
-        return self._shape(self._x(node))[int(node.args[1])]
-
-    def _rsub(self, node: fx.Node) -> Any:
-        """``rsub(x, s)`` = ``s - x``."""
-        x, other = self._x(node), self._retrieve(_arg(node, 1, "other"))
-        if node.kwargs.get("alpha", 1) != 1:
-            raise ExportError("rsub with alpha != 1 is not supported")
-        lhs = other if isinstance(other, R.Expr) else R.const(other, x.sinfo.dtype)
-        return self.emit("relax.subtract", [lhs, x])
-
     def _convolution(self, node: fx.Node) -> Any:
         """``aten.convolution(input, weight, bias, stride, padding, dilation, transposed,
         output_padding, groups)``: 2-D -> ``nn.conv2d``, 1-D -> ``nn.conv1d`` (+ bias add)."""
@@ -320,14 +306,6 @@ class ExportedProgramImporter(FXImporter):
             bias = R.make_call("relax.reshape", [b, R.ShapeExpr((1, b.sinfo.shape[0], 1))])
             return self.emit("relax.add", [conv, bias])
         raise ExportError(f"{x.sinfo.ndim - 2}-d convolution is not supported")
-
-    def _addmm(self, node: fx.Node) -> Any:
-        """``addmm(bias, a, b)`` = ``a @ b + bias`` (beta = alpha = 1)."""
-        if node.kwargs.get("beta", 1) != 1 or node.kwargs.get("alpha", 1) != 1:
-            raise ExportError("addmm with beta or alpha != 1 is not supported")
-        bias, a, b = self._x(node), self._x(node, 1, "mat1"), self._x(node, 2, "mat2")
-        mm = self.emit("relax.matmul", [a, b], out_dtype="float32")
-        return self.emit("relax.add", [mm, bias])
 
     def _batch_norm_no_training(self, node: fx.Node) -> Any:
         """``(input, weight, bias, running_mean, running_var, momentum, eps)`` -> ``nn.batch_norm``
@@ -378,12 +356,6 @@ class ExportedProgramImporter(FXImporter):
         axis = int(_arg(node, 1, "dim", 0))
         return self.emit("relax.concat", [R.Tuple(kept)], axis=axis)
 
-    def _select(self, node: fx.Node) -> Any:
-        """``select(x, dim, index)`` = ``x[..., index]`` on ``dim``: ``strided_slice`` + ``reshape``."""
-        x = self._x(node)
-        dim = int(node.args[1]) % x.sinfo.ndim
-        return self._index_tensor(x, (slice(None),) * dim + (int(node.args[2]),))
-
     def _slice(self, node: fx.Node) -> Any:
         """``slice(x, dim, start, end, step)``: clamped as torch does, one ``strided_slice``."""
         x = self._x(node)
@@ -398,10 +370,6 @@ class ExportedProgramImporter(FXImporter):
         if start == 0 and end == n and step == 1:
             return x
         return self._slice_axis(x, dim, start, max(start, end), step)
-
-    def _index_select(self, node: fx.Node) -> Any:
-        x, index = self._x(node), self._x(node, 2, "index")
-        return self.emit("relax.take", [x, index], axis=int(node.args[1]) % x.sinfo.ndim)
 
     def _div_mode(self, node: fx.Node) -> Any:
         """``div(x, y, rounding_mode=)``: "floor" -> ``floor_divide``, None -> ``divide``; "trunc"
@@ -421,21 +389,6 @@ class ExportedProgramImporter(FXImporter):
         x = self._x(node, 1, "exponent")
         return self.emit("relax.power", [R.const(node.args[0], x.sinfo.dtype), x])
 
-    def _reciprocal(self, node: fx.Node) -> Any:
-        x = self._x(node)
-        return self.emit("relax.divide", [R.const(1.0, x.sinfo.dtype), x])
-
-    def _log_base(self, base: float) -> Callable[[fx.Node], Any]:
-        """``log2`` / ``log10``: ``log(x) / log(base)`` (TVM's frontend does the same)."""
-        def convert(node: fx.Node) -> Any:
-            x = self._x(node)
-            return self.emit("relax.divide", [self.emit("relax.log", [x]), R.const(math.log(base), x.sinfo.dtype)])
-        return convert
-
-    def _log1p(self, node: fx.Node) -> Any:
-        x = self._x(node)
-        return self.emit("relax.log", [self.emit("relax.add", [x, R.const(1.0, x.sinfo.dtype)])])
-
     def _expm1(self, node: fx.Node) -> Any:
         x = self._x(node)
         return self.emit("relax.subtract", [self.emit("relax.exp", [x]), R.const(1.0, x.sinfo.dtype)])
@@ -450,30 +403,10 @@ class ExportedProgramImporter(FXImporter):
             x = self.emit("relax.minimum", [x, hi])
         return x
 
-    def _leaky_relu(self, node: fx.Node) -> Any:
-        return self.emit("relax.nn.leakyrelu", [self._x(node)], alpha=float(_arg(node, 1, "negative_slope", 0.01)))
-
-    def _log_softmax(self, node: fx.Node) -> Any:
+    def _aten_log_softmax(self, node: fx.Node) -> Any:
         if node.args[2]:
             raise ExportError("_log_softmax with half_to_float=True is not supported")
-        return self.emit("relax.nn.log_softmax", [self._x(node)], axis=int(node.args[1]))
-
-    def _arg_reduce(self, op: str) -> Callable[[fx.Node], Any]:
-        def convert(node: fx.Node) -> Any:
-            dim = _arg(node, 1, "dim")
-            return self.emit(op, [self._x(node)], axis=None if dim is None else int(dim),
-                             keepdims=bool(_arg(node, 2, "keepdim", False)))
-        return convert
-
-    def _max_min_dim(self, op: str, arg_op: str) -> Callable[[fx.Node], Any]:
-        """``max.dim`` / ``min.dim`` -> (values: ``max`` / ``min``, indices: ``argmax`` / ``argmin``)."""
-        def convert(node: fx.Node) -> Any:
-            x, dim, keep = self._x(node), int(node.args[1]), bool(_arg(node, 2, "keepdim", False))
-            values = self.emit(op, [x], axis=[dim], keepdims=keep)
-            users = [u for u in node.users if u.target is operator.getitem and u.args[1] == 1]
-            indices = self.emit(arg_op, [x], axis=dim, keepdims=keep) if users else None
-            return (values, indices)
-        return convert
+        return self._log_softmax_impl(self._x(node), node.args[1])
 
     def _reduce_dims(self, op: str) -> Callable[[fx.Node], Any]:
         """``amax`` / ``amin(x, dim=[], keepdim)``: ``max`` / ``min`` over ``dim`` (all when empty)."""
@@ -488,98 +421,40 @@ class ExportedProgramImporter(FXImporter):
             raise ExportError("mean with dtype= is not supported")
         return self.emit("relax.mean", [self._x(node)], axis=None, keepdims=False)
 
-    def _prod(self, node: fx.Node) -> Any:
-        if node.kwargs.get("dtype") is not None:
-            raise ExportError("prod with dtype= is not supported")
-        dim = _arg(node, 1, "dim")
-        return self.emit("relax.prod", [self._x(node)], axis=None if dim is None else [int(dim)],
-                         keepdims=bool(_arg(node, 2, "keepdim", False)))
-
-    def _var(self, node: fx.Node) -> Any:
+    def _aten_var(self, node: fx.Node) -> Any:
         """``var.correction(x, dim, *, correction, keepdim)`` / ``var.dim(x, dim, unbiased,
-        keepdim)``: relax's ``variance`` (the mean squared deviation) times n / (n - correction)
-        (torch's default correction 1: the unbiased estimate). ``std`` decomposes to its sqrt."""
+        keepdim)``: :meth:`FXImporter._var_impl` (relax's ``variance`` times n / (n - correction);
+        torch's default correction 1: the unbiased estimate). ``std`` decomposes to its sqrt."""
         x = self._x(node)
         dim = self._retrieve(_arg(node, 1, "dim"))
-        axes = list(range(x.sinfo.ndim)) if not dim else [int(d) % x.sinfo.ndim for d in dim]
+        axes = None if not dim else [int(d) % x.sinfo.ndim for d in dim]
         if node.target == torch.ops.aten.var.dim:
             correction = 1.0 if _arg(node, 2, "unbiased", True) else 0.0
             keepdim = bool(_arg(node, 3, "keepdim", False))
         else:
             c = node.kwargs.get("correction")
             correction, keepdim = 1.0 if c is None else float(c), bool(node.kwargs.get("keepdim", False))
-        n = int(np.prod([x.sinfo.shape[a] for a in axes]))
-        out = self.emit("relax.variance", [x], axis=axes, keepdims=keepdim)
-        if correction:
-            factor = n / (n - correction) if n > correction else math.inf
-            out = self.emit("relax.multiply", [out, R.const(factor, x.sinfo.dtype)])
-        return out
-
-    def _cumsum(self, node: fx.Node) -> Any:
-        x = self._x(node)
-        dtype = node.kwargs.get("dtype")
-        return self.emit("relax.cumsum", [x], axis=int(node.args[1]) % x.sinfo.ndim,
-                         dtype=None if dtype is None else torch_dtype_name(dtype), exclusive=False)
-
-    def _flip(self, node: fx.Node) -> Any:
-        x = self._x(node)
-        for d in self._retrieve(node.args[1]):
-            x = self.emit("relax.flip", [x], axis=int(d) % x.sinfo.ndim)
-        return x
-
-    def _repeat(self, node: fx.Node) -> Any:
-        """``x.repeat(*sizes)`` is numpy's tile: ``tile``."""
-        return self.emit("relax.tile", [self._x(node)], repeats=[int(r) for r in self._retrieve(node.args[1])])
-
-    def _topk(self, node: fx.Node) -> Any:
-        x = self._x(node)
-        k, dim = int(node.args[1]), int(_arg(node, 2, "dim", -1))
-        largest = bool(_arg(node, 3, "largest", True))
-        pair = self.emit("relax.topk", [x], k=k, axis=dim, ret_type="both", largest=largest, dtype="int64")
-        return (self.bb.emit(R.TupleGetItem(pair, 0)), self.bb.emit(R.TupleGetItem(pair, 1)))
+        return self._var_impl(x, axes, correction, keepdim)
 
     def _native_group_norm(self, node: fx.Node) -> Any:
         """``(input, weight, bias, N, C, HxW, group, eps)`` -> ``nn.group_norm`` (mean / rstd unused)."""
         x = self._x(node)
-        gamma, beta = self._retrieve(node.args[1]), self._retrieve(node.args[2])
-        c = x.sinfo.shape[1]
-        gamma = R.const(np.ones(c), x.sinfo.dtype) if gamma is None else gamma
-        beta = R.const(np.zeros(c), x.sinfo.dtype) if beta is None else beta
-        out = self.emit("relax.nn.group_norm", [x, gamma, beta], num_groups=int(node.args[6]), channel_axis=1,
-                        axes=list(range(2, x.sinfo.ndim)), epsilon=float(node.args[7]), center=True, scale=True)
+        out = self._group_norm_impl(x, int(node.args[6]), self._retrieve(node.args[1]), self._retrieve(node.args[2]),
+                                    float(node.args[7]))
         return (out, None, None)
 
     def _upsample(self, method: str) -> Callable[[fx.Node], Any]:
         """``upsample_nearest2d`` / ``upsample_bilinear2d(x, output_size, [align_corners,]
-        scale_factors)`` -> ``image.resize2d`` as TVM's frontend maps them (nearest: asymmetric +
-        floor; bilinear: align_corners or half_pixel)."""
+        scale_factors)`` -> :meth:`FXImporter._resize2d_impl` (``image.resize2d`` as TVM's frontend
+        maps them: nearest: asymmetric + floor; bilinear: align_corners or half_pixel)."""
         def convert(node: fx.Node) -> Any:
             x = self._x(node)
             size = self._retrieve(node.args[1])
             if size is None:  # the .vec overloads: (input, output_size | None, [align_corners,] scale_factors)
                 scales = self._retrieve(node.args[-1])
                 size = [int(math.floor(x.sinfo.shape[2 + i] * float(scales[i]))) for i in range(2)]
-            if method == "linear":
-                mode = "align_corners" if self._retrieve(node.args[2]) else "half_pixel"
-                rounding = ""
-            else:
-                mode, rounding = "asymmetric", "floor"
-            return self.emit("relax.image.resize2d", [x], size=[int(v) for v in size], roi=[0.0] * 4, layout="NCHW",
-                             method=method, coordinate_transformation_mode=mode, rounding_method=rounding,
-                             cubic_alpha=-0.75, cubic_exclude=0, extrapolation_value=0.0, out_dtype="")
-        return convert
-
-    def _scatter(self, reduction: str) -> Callable[[fx.Node], Any]:
-        """``scatter(x, dim, index, src | value)`` / ``scatter_add`` -> ``scatter_elements``."""
-        def convert(node: fx.Node) -> Any:
-            if node.kwargs.get("reduce") is not None:
-                raise ExportError("scatter with reduce= is not supported")
-            x, index = self._x(node), self._x(node, 2, "index")
-            src = self._retrieve(node.args[3])
-            if not isinstance(src, R.Expr):
-                src = R.Constant(np.full(index.sinfo.shape, src, dtype=np.dtype(x.sinfo.dtype)))
-            return self.emit("relax.scatter_elements", [x, index, src], axis=int(node.args[1]) % x.sinfo.ndim,
-                             reduction=reduction)
+            align = bool(self._retrieve(node.args[2])) if method == "linear" else False
+            return self._resize2d_impl(x, size, method, align)
         return convert
 
     def _pad_mode(self, mode: str) -> Callable[[fx.Node], Any]:
@@ -595,72 +470,9 @@ class ExportedProgramImporter(FXImporter):
         x = self._x(node)
         return (x, R.Constant(np.ones(x.sinfo.shape, dtype=bool)))
 
-    def _copy(self, node: fx.Node) -> Any:
-        """``copy(dst, src)``: src broadcast to dst's shape, in dst's dtype."""
-        dst, src = self._x(node), self._x(node, 1, "src")
-        if src.sinfo.dtype != dst.sinfo.dtype:
-            src = self._astype(src, dst.sinfo.dtype)
-        if tuple(src.sinfo.shape) == tuple(dst.sinfo.shape):
-            return src
-        return self.emit("relax.broadcast_to", [src, R.ShapeExpr(dst.sinfo.shape)])
-
-    def _fill(self, node: fx.Node) -> Any:
-        x = self._x(node)
-        return self._creation_value(node, self._retrieve(node.args[1]), x.sinfo.shape, x.sinfo.dtype)
-
     def _empty(self, node: fx.Node) -> Any:
         """``empty`` / ``empty_strided``: zeros (the values are unspecified)."""
         return self._creation_value(node, 0, self._retrieve(node.args[0]), "float32")
-
-    def _avg_pool1d(self, node: fx.Node) -> Any:
-        """``avg_pool1d(x, kernel, stride, padding, ceil_mode, count_include_pad)`` -> ``nn.avg_pool1d``."""
-        kernel = [int(v) for v in self._retrieve(node.args[1])]
-        stride = [int(v) for v in (_arg(node, 2, "stride", None) or kernel)]
-        (pad,) = [int(v) for v in _arg(node, 3, "padding", [0])]
-        return self.emit("relax.nn.avg_pool1d", [self._x(node)], pool_size=kernel, strides=stride,
-                         padding=[pad, pad], dilation=[1], ceil_mode=bool(_arg(node, 4, "ceil_mode", False)),
-                         count_include_pad=bool(_arg(node, 5, "count_include_pad", True)), layout="NCW",
-                         out_layout="NCW")
-
-    def _adaptive_avg_pool1d(self, node: fx.Node) -> Any:
-        return self.emit("relax.nn.adaptive_avg_pool1d", [self._x(node)],
-                         output_size=[int(v) for v in self._retrieve(node.args[1])], layout="NCW", out_layout="NCW")
-
-    def _elu(self, node: fx.Node) -> Any:
-        """``elu(x, alpha, scale, input_scale)``: ``where(x > 0, x, alpha * (exp(x) - 1))`` (TVM's
-        frontend composes it the same way; scale = input_scale = 1 only)."""
-        x = self._x(node)
-        alpha = float(_arg(node, 1, "alpha", 1.0))
-        if float(_arg(node, 2, "scale", 1)) != 1 or float(_arg(node, 3, "input_scale", 1)) != 1:
-            raise ExportError("elu with scale or input_scale != 1 is not supported")
-        dt = x.sinfo.dtype
-        neg = self.emit("relax.multiply", [R.const(alpha, dt), self.emit("relax.subtract", [
-            self.emit("relax.exp", [x]), R.const(1.0, dt)])])
-        return self.emit("relax.where", [self.emit("relax.greater", [x, R.const(0.0, dt)]), x, neg])
-
-    def _trunc_of(self, x: R.Expr) -> R.Expr:
-        """trunc(x) = sign(x) * floor(|x|) (no MSC trunc optype)."""
-        return self.emit("relax.multiply", [self.emit("relax.sign", [x]),
-                                            self.emit("relax.floor", [self.emit("relax.abs", [x])])])
-
-    def _trunc(self, node: fx.Node) -> Any:
-        return self._trunc_of(self._x(node))
-
-    def _fmod(self, node: fx.Node) -> Any:
-        """``fmod(x, y)`` = x - trunc(x / y) * y (C's fmod: the sign of x); integers through
-        ``floor_mod``."""
-        x, y = self._x(node), self._retrieve(node.args[1])
-        if not isinstance(y, R.Expr):
-            y = R.const(y, x.sinfo.dtype)
-        if "float" in x.sinfo.dtype:
-            q = self._trunc_of(self.emit("relax.divide", [x, y]))
-            return self.emit("relax.subtract", [x, self.emit("relax.multiply", [q, y])])
-        # integers: floor_mod r, moved by y where r != 0 and x, y differ in sign
-        zero = R.const(0, x.sinfo.dtype)
-        r = self.emit("relax.floor_mod", [x, y])
-        signs = self.emit("relax.not_equal", [self.emit("relax.less", [x, zero]), self.emit("relax.less", [y, zero])])
-        move = self.emit("relax.logical_and", [self.emit("relax.not_equal", [r, zero]), signs])
-        return self.emit("relax.where", [move, self.emit("relax.subtract", [r, y]), r])
 
     def _any(self, node: fx.Node) -> Any:
         """``any(x, dim?, keepdim)``: ``max`` of the bool tensor as int32, compared with 0."""
@@ -670,22 +482,6 @@ class ExportedProgramImporter(FXImporter):
         as_int = self.emit("relax.astype", [x], dtype="int32")
         top = self.emit("relax.max", [as_int], axis=axes, keepdims=bool(_arg(node, 2, "keepdim", False)))
         return self.emit("relax.greater", [top, R.const(0, "int32")])
-
-    def _slice_scatter(self, node: fx.Node) -> Any:
-        """``slice_scatter(x, src, dim, start, end, step=1)``: ``concat`` of x before the slice,
-        src and x after it (step 1 only)."""
-        x, src = self._x(node), self._x(node, 1, "src")
-        dim = int(_arg(node, 2, "dim", 0)) % x.sinfo.ndim
-        n = x.sinfo.shape[dim]
-        start, end = _arg(node, 3, "start", None), _arg(node, 4, "end", None)
-        if int(_arg(node, 5, "step", 1)) != 1:
-            raise ExportError("slice_scatter with step != 1 is not supported")
-        start = 0 if start is None else int(start)
-        end = n if end is None or end >= _INT64_MAX else int(end)
-        start, end = (min(max(v + n if v < 0 else v, 0), n) for v in (start, end))
-        parts = ([self._slice_axis(x, dim, 0, start)] if start > 0 else []) + [src] + \
-            ([self._slice_axis(x, dim, end, n)] if end < n else [])
-        return parts[0] if len(parts) == 1 else self.emit("relax.concat", [R.Tuple(parts)], axis=dim)
 
     def _select_scatter(self, node: fx.Node) -> Any:
         """``select_scatter(x, src, dim, index)``: src (x without ``dim``) put back at ``index``."""
@@ -712,29 +508,10 @@ class ExportedProgramImporter(FXImporter):
             raise ExportError("indexing with a bool mask has a data-dependent shape; not supported")
         return self.emit("relax.take", [x, idx], axis=axis)
 
-    def _gather(self, node: fx.Node) -> Any:
-        """``gather(x, dim, index)`` -> ``gather_elements`` (same shapes and meaning)."""
-        if node.kwargs.get("sparse_grad"):
-            raise ExportError("gather with sparse_grad=True is not supported")
-        x, index = self._x(node), self._x(node, 2, "index")
-        return self.emit("relax.gather_elements", [x, index], axis=int(node.args[1]) % x.sinfo.ndim)
-
     def _to_copy(self, node: fx.Node) -> Any:
         x = self._x(node)
         dtype = node.kwargs.get("dtype")
         return x if dtype is None or torch_dtype_name(dtype) == x.sinfo.dtype else self._astype(x, dtype)
-
-    def _creation_value(self, node: fx.Node, value: Any, shape: Sequence[int], default_dtype: str) -> R.Constant:
-        if isinstance(value, R.Expr):
-            raise ExportError("a fill value computed from tensors is not supported")
-        dtype = node.kwargs.get("dtype")
-        dtype = default_dtype if dtype is None else torch_dtype_name(dtype)
-        return R.Constant(np.full([int(s) for s in shape], value, dtype=np.dtype(dtype)))
-
-    def _full(self, node: fx.Node) -> Any:
-        value = self._retrieve(node.args[1])
-        default = "float32" if isinstance(value, float) else "bool" if isinstance(value, bool) else "int64"
-        return self._creation_value(node, value, self._retrieve(node.args[0]), default)
 
     def _aten_full_like(self, node: fx.Node) -> Any:
         x = self._x(node)
@@ -744,16 +521,6 @@ class ExportedProgramImporter(FXImporter):
         value = self._retrieve(node.args[0])
         return self._creation_value(node, value, [], "float32")
 
-    def _arange(self, node: fx.Node) -> Any:
-        args = [self._retrieve(a) for a in node.args]
-        start, end, step = (0, args[0], 1) if len(args) == 1 else (args + [1])[:3]
-        if any(isinstance(v, R.Expr) for v in (start, end, step)):
-            raise ExportError("arange bounds computed from tensors are not supported")
-        dtype = node.kwargs.get("dtype")
-        if dtype is None:
-            dtype = torch.int64 if all(isinstance(v, int) for v in (start, end, step)) else torch.float32
-        values = torch.arange(start, end, step, dtype=dtype)
-        return R.Constant(values.numpy())
 
 
 def core_aten_coverage() -> PyTuple[List[str], List[str]]:

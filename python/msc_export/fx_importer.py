@@ -54,7 +54,13 @@ Deliberate differences from v0.20 (each one a wrong result in TVM):
 * ``squeeze(dim)`` of a dimension that is not 1 is the identity, as in torch (relax rejects it);
 * ``x[int_tensor]`` is ``take`` alone (v0.20 added a whole-axes ``strided_slice`` and ``reshape``).
 
-Supported FX targets (see the three maps in :class:`FXImporter`):
+The rest of TVM's ``from_fx`` convert map (v0.20 and 0.27: activations, trig / log / bit ops,
+reductions, sort / topk, transposed and 1-d convolutions and pools, group / instance norm, pixel
+shuffle, interpolate, einsum, indexing and scatter ops, in-place methods, factory functions,
+cross entropy) is added by :meth:`FXImporter._add_tvm_coverage`; docs/torch-fx.md lists every
+TVM key with the relax/MSC expression used or why it is not converted (3-d conv / pools).
+
+Supported FX targets before that coverage (see the three maps in :class:`FXImporter`):
 
 * modules: Conv1d, Conv2d, BatchNorm2d, LayerNorm, ReLU, ReLU6, Hardtanh, Hardsigmoid, Hardswish, GELU, SiLU, Sigmoid,
   Tanh, Softmax, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, Linear, Flatten, Dropout(2d), Identity,
@@ -115,6 +121,9 @@ _TORCH_DTYPES = {
 
 _TENSOR_TYPE_NAMES = {"torch.FloatTensor": "float32", "torch.HalfTensor": "float16", "torch.DoubleTensor": "float64",
                       "torch.LongTensor": "int64", "torch.IntTensor": "int32", "torch.BoolTensor": "bool"}
+
+
+_INT64_MAX = 2 ** 63 - 1
 
 
 def torch_dtype_name(dtype: torch.dtype) -> str:
@@ -190,7 +199,7 @@ class FXImporter:
             operator.sub: sub, operator.isub: sub, torch.sub: sub, torch.subtract: sub,
             operator.mul: mul, operator.imul: mul, torch.mul: mul, torch.multiply: mul,
             operator.truediv: div, operator.itruediv: div, torch.div: div, torch.divide: div,
-            operator.floordiv: self._python_only(operator.floordiv),
+            operator.floordiv: self._binary("relax.floor_divide", operator.floordiv),
             operator.getitem: self._getitem,
             getattr: self._getattr,
             torch.flatten: self._flatten,
@@ -220,7 +229,9 @@ class FXImporter:
             F.dropout: self._identity,
             torch.split: self._split, torch.chunk: self._chunk,
             torch._assert: self._assert,
-            operator.mod: self._python_only(operator.mod),
+            operator.mod: self._binary("relax.floor_mod", operator.mod),
+            torch.remainder: self._binary("relax.floor_mod", operator.mod),
+            torch.floor_divide: self._binary("relax.floor_divide", operator.floordiv),
             math.sqrt: self._python_call(math.sqrt), math.ceil: self._python_call(math.ceil),
             math.floor: self._python_call(math.floor), math.log: self._python_call(math.log),
             operator.eq: self._compare("relax.equal", operator.eq), torch.eq: self._compare("relax.equal", operator.eq),
@@ -293,6 +304,99 @@ class FXImporter:
             "sum": self._sum,
             "roll": self._roll,
         }
+        self._add_tvm_coverage()
+
+    def _add_tvm_coverage(self) -> None:
+        """The rest of TVM's ``from_fx`` convert map (docs/torch-fx.md lists every key).  TVM keys
+        a string by ``node.target.__name__`` (call_function) and by the method name
+        (call_method), so each name here is registered for ``torch.<name>``,
+        ``torch.nn.functional.<name>`` and ``operator.<name>`` where they exist, and as a Tensor
+        method where there is one; entries already in the maps are kept."""
+        unary = self._unary
+        named: Dict[str, Callable[[fx.Node], Any]] = {
+            **{n: unary(f"relax.{n}") for n in (
+                "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "sin", "sinh", "tan", "erf",
+                "sign", "square", "ceil", "floor", "log", "bitwise_not", "isnan", "isinf", "isfinite")},
+            "round": self._round, "trunc": self._trunc, "reciprocal": self._reciprocal,
+            "log2": self._log_base(2.0), "log10": self._log_base(10.0), "log1p": self._log1p,
+            "elu": self._elu, "celu": self._celu, "selu": unary("relax.nn.selu"), "leaky_relu": self._leaky_relu,
+            "softplus": self._softplus, "log_softmax": self._log_softmax, "prelu": self._prelu,
+            "atan2": self._atan2, "fmod": self._fmod, "rsub": self._rsub, "lerp": self._lerp,
+            "and_": self._binary("relax.bitwise_and", operator.and_),
+            "or_": self._binary("relax.bitwise_or", operator.or_), "xor": self._binary("relax.bitwise_xor", operator.xor),
+            "bitwise_and": self._binary("relax.bitwise_and", operator.and_),
+            "bitwise_or": self._binary("relax.bitwise_or", operator.or_),
+            "bitwise_xor": self._binary("relax.bitwise_xor", operator.xor),
+            "bitwise_or_": self._binary_inplace("relax.bitwise_or", operator.or_),
+            "logical_and": self._binary("relax.logical_and", operator.and_),
+            "logical_or": self._binary("relax.logical_or", operator.or_),
+            "logical_xor": self._binary("relax.logical_xor", operator.xor),
+            "lshift": self._shift(True), "rshift": self._shift(False),
+            "isin": self._isin, "bucketize": self._bucketize,
+            # reductions, scans, sorting
+            "max": self._max_min("relax.max", "relax.argmax", "relax.maximum"),
+            "min": self._max_min("relax.min", "relax.argmin", "relax.minimum"),
+            "argmax": self._arg_reduce("relax.argmax"), "argmin": self._arg_reduce("relax.argmin"),
+            "prod": self._prod, "var": self._var, "std": self._std, "norm": self._norm,
+            "cumsum": self._cumsum, "cumprod": self._cumprod, "topk": self._topk, "sort": self._sort,
+            "argsort": self._argsort,
+            # nn
+            "conv1d": self._conv1d, "conv_transpose1d": self._conv_transpose(1),
+            "conv_transpose2d": self._conv_transpose(2), "addmm": self._addmm, "baddbmm": self._addmm,
+            "outer": self._outer, "einsum": self._einsum, "group_norm": self._group_norm,
+            "avg_pool1d": self._avg_pool1d, "max_pool1d": self._max_pool1d,
+            "adaptive_avg_pool1d": self._adaptive_avg_pool1d, "pixel_shuffle": self._pixel_shuffle,
+            "interpolate": self._interpolate, "cross_entropy": self._cross_entropy,
+            # shapes, indexing, copies
+            "broadcast_to": self._broadcast_to, "clone": self._clone, "flip": self._flip, "repeat": self._tile,
+            "tile": self._tile, "gather": self._gather, "index_select": self._index_select, "take": self._take_flat,
+            "scatter": self._scatter("update"), "scatter_add": self._scatter("add"),
+            "slice_scatter": self._slice_scatter, "select": self._select, "narrow": self._narrow,
+            "unbind": self._unbind, "diagonal": self._diagonal, "meshgrid": self._meshgrid,
+            "index_put_": self._index_put, "index_put": self._index_put, "masked_scatter": self._masked_scatter,
+            "fill": self._fill_with(), "fill_": self._fill_with(), "zero_": self._fill_with(0),
+            "copy_": self._copy, "tril_": self._trilu_inplace("relax.tril"), "triu_": self._trilu_inplace("relax.triu"),
+            "one_hot": self._one_hot, "type_as": self._type_as, "astype": self._to, "item": self._item,
+            "numel": self._numel, "is_floating_point": self._is_floating_point,
+            # creation
+            "arange": self._arange, "full": self._full, "ones": self._constant_of(1), "zeros": self._constant_of(0),
+            "empty": self._constant_of(0), "empty_like": self._full_like(0), "new_ones": self._new_constant(1),
+            "new_zeros": self._new_constant(0), "eye": self._eye, "linspace": self._linspace, "tensor": self._tensor,
+        }
+        for name, convert in named.items():
+            for ns in (torch, F, operator):
+                fn = getattr(ns, name, None)
+                if callable(fn) and not isinstance(fn, type):
+                    self.function_map.setdefault(fn, convert)
+            if hasattr(torch.Tensor, name) or name == "astype":
+                self.method_map.setdefault(name, convert)
+        # the torch.export-style names in TVM's map (aten overloads a dynamo-traced graph may hold)
+        aten = torch.ops.aten
+        if hasattr(aten, "sym_size"):
+            self.function_map.setdefault(aten.sym_size.int, self._sym_size)
+        if hasattr(aten, "expand_as"):
+            self.function_map.setdefault(aten.expand_as.default, self._expand_as)
+        self.module_map.update({
+            nn.ELU: lambda node: self._elu_impl(self._x(node), float(self.named_modules[node.target].alpha)),
+            nn.CELU: lambda node: self._elu_impl(self._x(node), float(self.named_modules[node.target].alpha),
+                                                 1.0 / float(self.named_modules[node.target].alpha)),
+            nn.SELU: unary("relax.nn.selu"),
+            nn.LeakyReLU: lambda node: self.emit("relax.nn.leakyrelu", [self._x(node)],
+                                                 alpha=float(self.named_modules[node.target].negative_slope)),
+            nn.Softplus: lambda node: self._softplus_impl(self._x(node), self.named_modules[node.target].beta,
+                                                          self.named_modules[node.target].threshold),
+            nn.LogSoftmax: lambda node: self._log_softmax_impl(self._x(node), self.named_modules[node.target].dim),
+            nn.PReLU: lambda node: self._prelu_impl(self._x(node), self._param(self.named_modules[node.target].weight)),
+            nn.ConvTranspose1d: self._conv_transpose_module, nn.ConvTranspose2d: self._conv_transpose_module,
+            nn.GroupNorm: self._group_norm_module,
+            nn.InstanceNorm1d: self._instance_norm_module, nn.InstanceNorm2d: self._instance_norm_module,
+            nn.InstanceNorm3d: self._instance_norm_module,
+            nn.AvgPool1d: self._avg_pool1d_module, nn.MaxPool1d: self._max_pool1d_module,
+            nn.AdaptiveAvgPool1d: self._adaptive_avg_pool1d_module,
+            nn.PixelShuffle: lambda node: self._pixel_shuffle_impl(self._x(node),
+                                                                   int(self.named_modules[node.target].upscale_factor)),
+            nn.CrossEntropyLoss: self._cross_entropy_module,
+        })
 
     # ------------------------------------------------------------------ entry points
 
@@ -556,16 +660,8 @@ class FXImporter:
         mod = self.named_modules[node.target]
         if mod.padding_mode != "zeros" or isinstance(mod.padding, str):
             raise ExportError("only zero padding given as numbers is supported")
-        x = self._x(node)
-        (p,) = _pair(mod.padding, 1)
-        conv = self.emit("relax.nn.conv1d", [x, self._param(mod.weight)], strides=_pair(mod.stride, 1),
-                         padding=[p, p], dilation=_pair(mod.dilation, 1), groups=int(mod.groups),
-                         data_layout="NCW", kernel_layout="OIW", out_layout="NCW", out_dtype="float32")
-        if mod.bias is None:
-            return conv
-        bias = self._param(mod.bias)
-        b = R.make_call("relax.reshape", [bias, R.ShapeExpr((1, bias.sinfo.shape[0], 1))])
-        return self.emit("relax.add", [conv, b])
+        return self._conv1d_impl(self._x(node), self._param(mod.weight), self._param(mod.bias), mod.stride,
+                                 mod.padding, mod.dilation, mod.groups)
 
     def _linear_impl(self, x, weight, bias) -> Any:
         # relax.op.linear(x, w, b, "float32"): matmul(x, permute_dims(w)) (+ b), one emit.
@@ -799,6 +895,8 @@ class FXImporter:
             if name == "device":
                 return torch.device("cpu")
             raise ExportError(f"tensor attribute {name!r} is not supported")
+        if isinstance(obj, tuple) and name in ("values", "indices"):  # torch.max(x, dim).values, sort, topk
+            return obj[0 if name == "values" else 1]
         return getattr(obj, name)
 
     def _getitem(self, node: fx.Node) -> Any:
@@ -889,12 +987,14 @@ class FXImporter:
         return self._binary(op, py_op)
 
     def _invert(self, node: fx.Node) -> Any:
-        """``~x``: ``logical_not`` of a bool tensor (``~`` of an int tensor is not supported)."""
+        """``~x``: ``logical_not`` of a bool tensor, ``bitwise_not`` of an integer one."""
         x = self._retrieve(node.args[0])
         if not isinstance(x, R.Expr):
             return ~x
         if x.sinfo.dtype != "bool":
-            raise ExportError(f"~ of a {x.sinfo.dtype} tensor is not supported (only bool)")
+            if "int" not in x.sinfo.dtype:
+                raise ExportError(f"~ of a {x.sinfo.dtype} tensor is not supported (bool or integer)")
+            return self.emit("relax.bitwise_not", [x])
         return self.emit("relax.logical_not", [x])
 
     def _dim(self, node: fx.Node) -> Any:
@@ -1085,6 +1185,959 @@ class FXImporter:
             raise ExportError(f"pad mode {mode!r} is not supported (only 'constant')")
         value = _arg(node, 3, "value", None)
         return self._pad_impl(self._x(node), self._retrieve(_arg(node, 1, "pad")), 0.0 if value is None else value)
+
+    # ------------------------------------------------------------------ TVM from_fx coverage
+    # The converters below cover the rest of TVM's ``from_fx`` convert map (v0.20 and 0.27;
+    # docs/torch-fx.md lists every key).  Each one reads the torch-function signature (tensor
+    # methods are the same call with ``self`` first); those the torch.export path shares read
+    # the ATen signature too (``_arg`` by position or name).
+
+    def _inplace(self, node: fx.Node, out: Any) -> Any:
+        """An in-place method (``x.fill_(v)``, ``x.copy_(y)``...): later uses of ``x`` see ``out``."""
+        if isinstance(node.target, str) and node.target.endswith("_") and isinstance(node.args[0], fx.Node):
+            self.env[node.args[0]] = out
+        return out
+
+    def _scalar_or_tensor(self, v: Any, like: R.Expr) -> R.Expr:
+        return v if isinstance(v, R.Expr) else R.const(v, like.sinfo.dtype)
+
+    def _axes(self, dim: Any, ndim: int) -> Optional[List[int]]:
+        """A reduction's ``dim`` (None, an int or a list) -> relax ``axis`` (None: every axis)."""
+        dim = self._retrieve(dim)
+        if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+            return None
+        return [int(dim) % ndim] if isinstance(dim, int) else [int(d) % ndim for d in dim]
+
+    # ---- elementwise
+
+    def _round(self, node: fx.Node) -> Any:
+        """``torch.round(x, decimals=d)``: ``round`` (d = 0) or ``round(x * 10^d) / 10^d``."""
+        x = self._x(node)
+        d = int(node.kwargs.get("decimals", 0))
+        if d == 0:
+            return self.emit("relax.round", [x])
+        scale = R.const(10.0 ** d, x.sinfo.dtype)
+        return self.emit("relax.divide", [self.emit("relax.round", [self.emit("relax.multiply", [x, scale])]), scale])
+
+    def _trunc_of(self, x: R.Expr) -> R.Expr:
+        """trunc(x) = sign(x) * floor(|x|) (no MSC trunc optype)."""
+        if "float" not in x.sinfo.dtype:
+            return x
+        return self.emit("relax.multiply", [self.emit("relax.sign", [x]),
+                                            self.emit("relax.floor", [self.emit("relax.abs", [x])])])
+
+    def _trunc(self, node: fx.Node) -> Any:
+        """``torch.trunc(x)`` / ``aten.trunc``: ``sign(x) * floor(abs(x))``."""
+        return self._trunc_of(self._x(node))
+
+    def _fmod(self, node: fx.Node) -> Any:
+        """``fmod(x, y)`` = x - trunc(x / y) * y (C's fmod: the sign of x); integers through
+        ``floor_mod``."""
+        x, y = self._x(node), self._retrieve(_arg(node, 1, "other"))
+        if not isinstance(y, R.Expr):
+            y = R.const(y, x.sinfo.dtype)
+        if "float" in x.sinfo.dtype:
+            q = self._trunc_of(self.emit("relax.divide", [x, y]))
+            return self.emit("relax.subtract", [x, self.emit("relax.multiply", [q, y])])
+        # integers: floor_mod r, moved by y where r != 0 and x, y differ in sign
+        zero = R.const(0, x.sinfo.dtype)
+        r = self.emit("relax.floor_mod", [x, y])
+        signs = self.emit("relax.not_equal", [self.emit("relax.less", [x, zero]), self.emit("relax.less", [y, zero])])
+        move = self.emit("relax.logical_and", [self.emit("relax.not_equal", [r, zero]), signs])
+        return self.emit("relax.where", [move, self.emit("relax.subtract", [r, y]), r])
+
+    def _rsub(self, node: fx.Node) -> Any:
+        """``rsub(x, other)`` = ``other - x``."""
+        x, other = self._x(node), self._retrieve(_arg(node, 1, "other"))
+        if node.kwargs.get("alpha", 1) != 1:
+            raise ExportError("rsub with alpha != 1 is not supported")
+        return self.emit("relax.subtract", [self._scalar_or_tensor(other, x), x])
+
+    def _reciprocal(self, node: fx.Node) -> Any:
+        """``reciprocal(x)``: ``divide(1, x)``."""
+        x = self._x(node)
+        return self.emit("relax.divide", [R.const(1.0, x.sinfo.dtype), x])
+
+    def _log_base(self, base: float) -> Callable[[fx.Node], Any]:
+        """``log2`` / ``log10``: ``log(x) / log(base)`` (TVM's frontend does the same)."""
+        def convert(node: fx.Node) -> Any:
+            x = self._x(node)
+            return self.emit("relax.divide", [self.emit("relax.log", [x]), R.const(math.log(base), x.sinfo.dtype)])
+        return convert
+
+    def _log1p(self, node: fx.Node) -> Any:
+        """``log1p(x)``: ``log(x + 1)``."""
+        x = self._x(node)
+        return self.emit("relax.log", [self.emit("relax.add", [x, R.const(1.0, x.sinfo.dtype)])])
+
+    def _atan2(self, node: fx.Node) -> Any:
+        """``atan2(y, x)``: ``atan(y / x)`` moved by +-pi where x < 0, and +-pi/2 or 0 where x = 0
+        (no MSC atan2 optype)."""
+        y, x = self._x(node), self._x(node, 1, "other")
+        dt = y.sinfo.dtype
+        c = lambda v: R.const(v, dt)  # noqa: E731
+        q = self.emit("relax.atan", [self.emit("relax.divide", [y, x])])
+        y_pos = self.emit("relax.greater_equal", [y, c(0.0)])
+        left = self.emit("relax.where", [y_pos, self.emit("relax.add", [q, c(math.pi)]),
+                                         self.emit("relax.subtract", [q, c(math.pi)])])
+        r = self.emit("relax.where", [self.emit("relax.less", [x, c(0.0)]), left, q])
+        on_axis = self.emit("relax.where", [self.emit("relax.greater", [y, c(0.0)]), c(math.pi / 2),
+                                            self.emit("relax.where", [self.emit("relax.less", [y, c(0.0)]),
+                                                                      c(-math.pi / 2), c(0.0)])])
+        return self.emit("relax.where", [self.emit("relax.equal", [x, c(0.0)]), on_axis, r])
+
+    def _lerp(self, node: fx.Node) -> Any:
+        """``lerp(start, end, weight)``: ``start + weight * (end - start)``."""
+        x, end = self._x(node), self._x(node, 1, "end")
+        w = self._scalar_or_tensor(self._retrieve(_arg(node, 2, "weight")), x)
+        return self.emit("relax.add", [x, self.emit("relax.multiply", [w, self.emit("relax.subtract", [end, x])])])
+
+    def _shift(self, left: bool) -> Callable[[fx.Node], Any]:
+        """``x << n`` / ``x >> n`` with a Python int ``n``: ``multiply`` / ``floor_divide`` by
+        2**n (an arithmetic shift; MSC has no shift optype, so a tensor shift amount is an error)."""
+        py_op = operator.lshift if left else operator.rshift
+
+        def convert(node: fx.Node) -> Any:
+            x, n = self._retrieve(node.args[0]), self._retrieve(_arg(node, 1, "other"))
+            if not isinstance(x, R.Expr) and not isinstance(n, R.Expr):
+                return py_op(x, n)
+            if isinstance(n, R.Expr) or not isinstance(x, R.Expr):
+                raise ExportError("a shift by a tensor amount has no MSC optype (only tensor << int)")
+            if "int" not in x.sinfo.dtype:
+                raise ExportError(f"shift of a {x.sinfo.dtype} tensor")
+            return self.emit("relax.multiply" if left else "relax.floor_divide", [x, R.const(2 ** int(n), x.sinfo.dtype)])
+        return convert
+
+    def _elu_impl(self, x: R.Expr, alpha: float, input_scale: float = 1.0) -> R.Expr:
+        """``where(x > 0, x, alpha * (exp(x * input_scale) - 1))`` (TVM's frontend composes it so)."""
+        dt = x.sinfo.dtype
+        e = x if input_scale == 1.0 else self.emit("relax.multiply", [x, R.const(input_scale, dt)])
+        neg = self.emit("relax.multiply", [R.const(alpha, dt), self.emit("relax.subtract", [
+            self.emit("relax.exp", [e]), R.const(1.0, dt)])])
+        return self.emit("relax.where", [self.emit("relax.greater", [x, R.const(0.0, dt)]), x, neg])
+
+    def _elu(self, node: fx.Node) -> Any:
+        """``F.elu(x, alpha, inplace)`` / ``aten.elu(x, alpha, scale, input_scale)`` (scale = 1 and
+        input_scale = 1 only): :meth:`_elu_impl`."""
+        x = self._x(node)
+        alpha = float(_arg(node, 1, "alpha", 1.0))
+        if node.target is not F.elu:  # aten.elu(x, alpha, scale, input_scale)
+            if float(_arg(node, 2, "scale", 1)) != 1 or float(_arg(node, 3, "input_scale", 1)) != 1:
+                raise ExportError("elu with scale or input_scale != 1 is not supported")
+        return self._elu_impl(x, alpha)
+
+    def _celu(self, node: fx.Node) -> Any:
+        """``F.celu(x, alpha)``: ``where(x > 0, x, alpha * (exp(x / alpha) - 1))``."""
+        alpha = float(_arg(node, 1, "alpha", 1.0))
+        return self._elu_impl(self._x(node), alpha, 1.0 / alpha)
+
+    def _leaky_relu(self, node: fx.Node) -> Any:
+        """``F.leaky_relu(x, negative_slope)`` -> ``nn.leakyrelu(alpha)``."""
+        return self.emit("relax.nn.leakyrelu", [self._x(node)], alpha=float(_arg(node, 1, "negative_slope", 0.01)))
+
+    def _softplus_impl(self, x: R.Expr, beta: float, threshold: float) -> Any:
+        return self.emit("relax.nn.softplus", [x], beta=float(beta), threshold=float(threshold))
+
+    def _softplus(self, node: fx.Node) -> Any:
+        """``F.softplus(x, beta=1, threshold=20)`` -> ``nn.softplus``."""
+        return self._softplus_impl(self._x(node), _arg(node, 1, "beta", 1.0), _arg(node, 2, "threshold", 20.0))
+
+    def _log_softmax_impl(self, x: R.Expr, dim: Any) -> Any:
+        if dim is None:
+            raise ExportError("log_softmax needs an explicit dim")
+        return self.emit("relax.nn.log_softmax", [x], axis=int(dim))
+
+    def _log_softmax(self, node: fx.Node) -> Any:
+        """``F.log_softmax(x, dim)`` / ``x.log_softmax(dim)`` -> ``nn.log_softmax``."""
+        if node.kwargs.get("dtype") is not None:
+            raise ExportError("log_softmax with dtype= is not supported")
+        return self._log_softmax_impl(self._x(node), _arg(node, 1, "dim"))
+
+    def _prelu_impl(self, x: R.Expr, weight: R.Expr) -> Any:
+        """``prelu``: ``where(x > 0, x, w * x)``, w (one value or one per channel) reshaped to
+        broadcast on axis 1."""
+        n = int(np.prod(weight.sinfo.shape, dtype=np.int64))
+        if n > 1:
+            weight = self._reshape_to(weight, [1, n] + [1] * (x.sinfo.ndim - 2))
+        neg = self.emit("relax.multiply", [weight, x])
+        return self.emit("relax.where", [self.emit("relax.greater", [x, R.const(0.0, x.sinfo.dtype)]), x, neg])
+
+    def _prelu(self, node: fx.Node) -> Any:
+        return self._prelu_impl(self._x(node), self._x(node, 1, "weight"))
+
+    def _isin(self, node: fx.Node) -> Any:
+        """``torch.isin(x, test)``: ``max(astype(equal(expand_dims(x, -1), flat(test)), int32), -1) > 0``."""
+        x, test = self._x(node, 0, "elements"), self._retrieve(_arg(node, 1, "test_elements"))
+        if not isinstance(test, R.Expr):
+            hit = self.emit("relax.equal", [x, R.const(test, x.sinfo.dtype)])
+        else:
+            flat = self._reshape_to(test, [-1])
+            eq = self.emit("relax.equal", [self.emit("relax.expand_dims", [x], axis=[-1]), flat])
+            top = self.emit("relax.max", [self.emit("relax.astype", [eq], dtype="int32")], axis=[-1], keepdims=False)
+            hit = self.emit("relax.greater", [top, R.const(0, "int32")])
+        return self.emit("relax.logical_not", [hit]) if node.kwargs.get("invert") else hit
+
+    def _bucketize(self, node: fx.Node) -> Any:
+        """``torch.bucketize(x, boundaries, right=False)``: the number of boundaries below x
+        (``<= x`` with right=True): ``sum(astype(greater(expand_dims(x, -1), b)))``."""
+        x, b = self._x(node), self._x(node, 1, "boundaries")
+        cmp = "relax.greater_equal" if node.kwargs.get("right", False) else "relax.greater"
+        hit = self.emit(cmp, [self.emit("relax.expand_dims", [x], axis=[-1]), b])
+        dtype = "int32" if node.kwargs.get("out_int32", False) else "int64"
+        return self.emit("relax.sum", [self.emit("relax.astype", [hit], dtype=dtype)], axis=[-1], keepdims=False)
+
+    # ---- reductions
+
+    def _arg_reduce(self, op: str) -> Callable[[fx.Node], Any]:
+        """``argmax`` / ``argmin(x, dim=None, keepdim=False)``."""
+        def convert(node: fx.Node) -> Any:
+            dim = _arg(node, 1, "dim")
+            return self.emit(op, [self._x(node)], axis=None if dim is None else int(dim),
+                             keepdims=bool(_arg(node, 2, "keepdim", False)))
+        return convert
+
+    def _max_min_dim(self, op: str, arg_op: str) -> Callable[[fx.Node], Any]:
+        """``max.dim`` / ``min.dim(x, dim, keepdim)`` -> (values: ``max`` / ``min``, indices:
+        ``argmax`` / ``argmin``, emitted only when something reads them)."""
+        def convert(node: fx.Node) -> Any:
+            x, dim, keep = self._x(node), int(_arg(node, 1, "dim")), bool(_arg(node, 2, "keepdim", False))
+            values = self.emit(op, [x], axis=[dim], keepdims=keep)
+            need = any(not (u.target is operator.getitem and u.args[1] == 0) for u in node.users)
+            indices = self.emit(arg_op, [x], axis=dim, keepdims=keep) if need else None
+            return (values, indices)
+        return convert
+
+    def _max_min(self, op: str, arg_op: str, binary: str) -> Callable[[fx.Node], Any]:
+        """``torch.max/min(x)`` (all: ``max``), ``(x, dim, keepdim)`` (values, indices) or
+        ``(x, other)`` (``maximum`` / ``minimum``)."""
+        by_dim = self._max_min_dim(op, arg_op)
+
+        def convert(node: fx.Node) -> Any:
+            x = self._x(node)
+            other = self._retrieve(_arg(node, 1, "dim", node.kwargs.get("other")))
+            if other is None:
+                return self.emit(op, [x], axis=None, keepdims=False)
+            if isinstance(other, R.Expr):
+                return self.emit(binary, [x, other])
+            return by_dim(node)
+        return convert
+
+    def _prod(self, node: fx.Node) -> Any:
+        """``prod(x, dim=None, keepdim=False)`` -> ``prod``."""
+        if node.kwargs.get("dtype") is not None:
+            raise ExportError("prod with dtype= is not supported")
+        dim = _arg(node, 1, "dim")
+        return self.emit("relax.prod", [self._x(node)], axis=None if dim is None else [int(dim)],
+                         keepdims=bool(_arg(node, 2, "keepdim", False)))
+
+    def _var_impl(self, x: R.Expr, axes: Optional[List[int]], correction: float, keepdim: bool) -> Any:
+        """relax's ``variance`` (the mean squared deviation) times n / (n - correction)."""
+        axes = list(range(x.sinfo.ndim)) if axes is None else axes
+        n = int(np.prod([x.sinfo.shape[a] for a in axes]))
+        out = self.emit("relax.variance", [x], axis=axes, keepdims=keepdim)
+        if correction:
+            factor = n / (n - correction) if n > correction else math.inf
+            out = self.emit("relax.multiply", [out, R.const(factor, x.sinfo.dtype)])
+        return out
+
+    def _var_args(self, node: fx.Node) -> PyTuple[R.Expr, Optional[List[int]], float, bool]:
+        """``torch.var/std(x, dim=None, unbiased=True, keepdim=False, *, correction=None)`` or
+        ``(x, unbiased)``."""
+        x = self._x(node)
+        dim, unbiased, keepdim = _arg(node, 1, "dim"), _arg(node, 2, "unbiased", True), _arg(node, 3, "keepdim", False)
+        if isinstance(dim, bool):  # var(x, unbiased)
+            dim, unbiased = None, dim
+        c = node.kwargs.get("correction")
+        correction = (1.0 if unbiased else 0.0) if c is None else float(c)
+        return x, self._axes(dim, x.sinfo.ndim), correction, bool(keepdim)
+
+    def _var(self, node: fx.Node) -> Any:
+        """``var``: :meth:`_var_impl`."""
+        return self._var_impl(*self._var_args(node))
+
+    def _std(self, node: fx.Node) -> Any:
+        """``std``: ``sqrt`` of :meth:`_var_impl`."""
+        return self.emit("relax.sqrt", [self._var_impl(*self._var_args(node))])
+
+    def _norm(self, node: fx.Node) -> Any:
+        """``torch.norm(x, p="fro", dim=None, keepdim=False)``: p = 2 / "fro": ``sqrt(sum(x * x))``;
+        inf / -inf: ``max`` / ``min`` of ``abs``; 0: the count of non-zeros; other p:
+        ``sum(abs(x) ** p) ** (1 / p)``."""
+        x = self._x(node)
+        p = self._retrieve(_arg(node, 1, "p", "fro"))
+        axes = self._axes(_arg(node, 2, "dim"), x.sinfo.ndim)
+        keep = bool(_arg(node, 3, "keepdim", False))
+        if node.kwargs.get("dtype") is not None:
+            raise ExportError("norm with dtype= is not supported")
+        dt = x.sinfo.dtype
+        p = 2.0 if p in ("fro", None) else p
+        if isinstance(p, str):
+            raise ExportError(f"norm p={p!r} is not supported")
+        p = float(p)
+        ax = self.emit("relax.abs", [x])
+        if math.isinf(p):
+            return self.emit("relax.max" if p > 0 else "relax.min", [ax], axis=axes, keepdims=keep)
+        if p == 0:
+            nz = self.emit("relax.astype", [self.emit("relax.not_equal", [x, R.const(0, dt)])], dtype=dt)
+            return self.emit("relax.sum", [nz], axis=axes, keepdims=keep)
+        if p == 2:
+            return self.emit("relax.sqrt", [self.emit("relax.sum", [self.emit("relax.multiply", [x, x])],
+                                                      axis=axes, keepdims=keep)])
+        if p == 1:
+            return self.emit("relax.sum", [ax], axis=axes, keepdims=keep)
+        s = self.emit("relax.sum", [self.emit("relax.power", [ax, R.const(p, dt)])], axis=axes, keepdims=keep)
+        return self.emit("relax.power", [s, R.const(1.0 / p, dt)])
+
+    def _cumsum(self, node: fx.Node) -> Any:
+        """``cumsum(x, dim, dtype=None)`` -> ``cumsum``."""
+        x = self._x(node)
+        dtype = node.kwargs.get("dtype")
+        return self.emit("relax.cumsum", [x], axis=int(_arg(node, 1, "dim")) % x.sinfo.ndim,
+                         dtype=None if dtype is None else torch_dtype_name(dtype), exclusive=False)
+
+    #: cumprod is lowered to one multiply per element of its axis; longer axes are rejected
+    CUMPROD_MAX_AXIS = 64
+
+    def _cumprod(self, node: fx.Node) -> Any:
+        """``cumprod(x, dim)``: no MSC optype; ``concat`` of the running products of the
+        ``strided_slice`` rows along ``dim`` (n - 1 multiplies; axes up to 64 long)."""
+        x = self._x(node)
+        if node.kwargs.get("dtype") is not None:
+            raise ExportError("cumprod with dtype= is not supported")
+        dim = int(_arg(node, 1, "dim")) % x.sinfo.ndim
+        n = x.sinfo.shape[dim]
+        if n > self.CUMPROD_MAX_AXIS:
+            raise ExportError(f"cumprod over an axis of {n} > {self.CUMPROD_MAX_AXIS} elements (unrolled) "
+                              "is not supported")
+        rows = [self._slice_axis(x, dim, 0, 1)]
+        for i in range(1, n):
+            rows.append(self.emit("relax.multiply", [rows[-1], self._slice_axis(x, dim, i, i + 1)]))
+        return rows[0] if n == 1 else self.emit("relax.concat", [R.Tuple(rows)], axis=dim)
+
+    def _topk(self, node: fx.Node) -> Any:
+        """``topk(x, k, dim=-1, largest=True, sorted=True)`` -> ``topk`` (values, int64 indices)."""
+        x = self._x(node)
+        k, dim = int(_arg(node, 1, "k")), int(_arg(node, 2, "dim", -1))
+        largest = bool(_arg(node, 3, "largest", True))
+        pair = self.emit("relax.topk", [x], k=k, axis=dim, ret_type="both", largest=largest, dtype="int64")
+        return (self.bb.emit(R.TupleGetItem(pair, 0)), self.bb.emit(R.TupleGetItem(pair, 1)))
+
+    def _sort_pair(self, node: fx.Node) -> PyTuple[R.Expr, R.Expr]:
+        """``sort(x, dim=-1, descending=False)``: ``topk`` with k = the axis length (stable order
+        of ties, as ``torch.sort(stable=True)``)."""
+        x = self._x(node)
+        dim = int(_arg(node, 1, "dim", -1))
+        desc = bool(_arg(node, 2, "descending", False))
+        k = x.sinfo.shape[dim % x.sinfo.ndim]
+        pair = self.emit("relax.topk", [x], k=k, axis=dim, ret_type="both", largest=desc, dtype="int64")
+        return self.bb.emit(R.TupleGetItem(pair, 0)), self.bb.emit(R.TupleGetItem(pair, 1))
+
+    def _sort(self, node: fx.Node) -> Any:
+        return self._sort_pair(node)
+
+    def _argsort(self, node: fx.Node) -> Any:
+        return self._sort_pair(node)[1]
+
+    # ---- nn
+
+    def _conv1d_impl(self, x, weight, bias, strides, padding, dilation, groups) -> Any:
+        """``nn.conv1d`` (NCW / OIW) + ``add(conv, reshape(b, (1, -1, 1)))`` (MSC: msc.conv1d_bias)."""
+        if isinstance(padding, str):
+            if padding != "valid":
+                raise ExportError(f"padding={padding!r} is not supported")
+            padding = 0
+        (p,) = _pair(padding, 1)
+        conv = self.emit("relax.nn.conv1d", [x, weight], strides=_pair(strides, 1), padding=[p, p],
+                         dilation=_pair(dilation, 1), groups=int(groups), data_layout="NCW", kernel_layout="OIW",
+                         out_layout="NCW", out_dtype="float32")
+        if bias is None:
+            return conv
+        b = R.make_call("relax.reshape", [bias, R.ShapeExpr((1, bias.sinfo.shape[0], 1))])
+        return self.emit("relax.add", [conv, b])
+
+    def _conv1d(self, node: fx.Node) -> Any:
+        """``F.conv1d(x, w, b, stride, padding, dilation, groups)``."""
+        return self._conv1d_impl(self._x(node), self._x(node, 1, "weight"), self._retrieve(_arg(node, 2, "bias")),
+                                 _arg(node, 3, "stride", 1), _arg(node, 4, "padding", 0),
+                                 _arg(node, 5, "dilation", 1), _arg(node, 6, "groups", 1))
+
+    def _conv_transpose_impl(self, dims: int, x, weight, bias, strides, padding, output_padding, groups,
+                             dilation) -> Any:
+        """``nn.conv{1,2}d_transpose`` (data NC[H]W, weight I O/g [kH] kW as torch stores it), then
+        ``add`` of the bias reshaped to (1, -1, 1[, 1])."""
+        pad = _pair(padding, dims)
+        attrs = dict(strides=_pair(strides, dims), output_padding=_pair(output_padding, dims),
+                     dilation=_pair(dilation, dims), groups=int(groups), out_dtype="float32")
+        if dims == 1:
+            conv = self.emit("relax.nn.conv1d_transpose", [x, weight], padding=[pad[0], pad[0]], data_layout="NCW",
+                             kernel_layout="IOW", out_layout="NCW", **attrs)
+        else:
+            conv = self.emit("relax.nn.conv2d_transpose", [x, weight], padding=_pad4(pad), data_layout="NCHW",
+                             kernel_layout="IOHW", out_layout="NCHW", **attrs)
+        if bias is None:
+            return conv
+        b = R.make_call("relax.reshape", [bias, R.ShapeExpr((1, bias.sinfo.shape[0]) + (1,) * dims)])
+        return self.emit("relax.add", [conv, b])
+
+    def _conv_transpose(self, dims: int) -> Callable[[fx.Node], Any]:
+        """``F.conv_transpose{1,2}d(x, w, b, stride, padding, output_padding, groups, dilation)``."""
+        def convert(node: fx.Node) -> Any:
+            return self._conv_transpose_impl(
+                dims, self._x(node), self._x(node, 1, "weight"), self._retrieve(_arg(node, 2, "bias")),
+                _arg(node, 3, "stride", 1), _arg(node, 4, "padding", 0), _arg(node, 5, "output_padding", 0),
+                _arg(node, 6, "groups", 1), _arg(node, 7, "dilation", 1))
+        return convert
+
+    def _conv_transpose_module(self, node: fx.Node) -> Any:
+        mod = self.named_modules[node.target]
+        if mod.padding_mode != "zeros":
+            raise ExportError(f"padding_mode={mod.padding_mode!r} is not supported")
+        if len(node.args) > 1 or node.kwargs.get("output_size") is not None:
+            raise ExportError("ConvTranspose with output_size is not supported")
+        return self._conv_transpose_impl(len(mod.kernel_size), self._x(node), self._param(mod.weight),
+                                         self._param(mod.bias), mod.stride, mod.padding, mod.output_padding,
+                                         mod.groups, mod.dilation)
+
+    def _addmm(self, node: fx.Node) -> Any:
+        """``addmm(bias, a, b, beta=1, alpha=1)`` = ``beta * bias + alpha * (a @ b)``;
+        ``baddbmm`` the same on batches."""
+        bias = self._x(node)
+        a, b = (self._retrieve(node.args[i] if len(node.args) > i else
+                               node.kwargs.get(f"mat{i}", node.kwargs.get(f"batch{i}"))) for i in (1, 2))
+        beta, alpha = node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
+        mm = self.emit("relax.matmul", [a, b], out_dtype="float32")
+        if alpha != 1:
+            mm = self.emit("relax.multiply", [mm, R.const(alpha, mm.sinfo.dtype)])
+        if beta == 0:
+            return mm
+        if beta != 1:
+            bias = self.emit("relax.multiply", [bias, R.const(beta, bias.sinfo.dtype)])
+        return self.emit("relax.add", [mm, bias])
+
+    def _outer(self, node: fx.Node) -> Any:
+        """``outer(a, b)``: ``multiply(reshape(a, [n, 1]), b)``."""
+        a, b = self._x(node), self._x(node, 1, "vec2")
+        return self.emit("relax.multiply", [self._reshape_to(a, [-1, 1]), b])
+
+    def _einsum(self, node: fx.Node) -> Any:
+        """``torch.einsum(equation, *operands)`` (or a list of operands) -> ``einsum``."""
+        eq = node.args[0]
+        ops = [self._retrieve(a) for a in node.args[1:]]
+        if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+            ops = list(ops[0])
+        return self.emit("relax.einsum", [R.Tuple(ops)], subscripts=str(eq).replace(" ", ""))
+
+    def _group_norm_impl(self, x: R.Expr, groups: int, gamma: Any, beta: Any, eps: float) -> Any:
+        """``nn.group_norm`` over axes 2.. with channel axis 1 (gamma / beta ones / zeros when absent)."""
+        c = x.sinfo.shape[1]
+        gamma = R.const(np.ones(c), x.sinfo.dtype) if gamma is None else gamma
+        beta = R.const(np.zeros(c), x.sinfo.dtype) if beta is None else beta
+        return self.emit("relax.nn.group_norm", [x, gamma, beta], num_groups=int(groups), channel_axis=1,
+                         axes=list(range(2, x.sinfo.ndim)), epsilon=float(eps), center=True, scale=True)
+
+    def _group_norm_module(self, node: fx.Node) -> Any:
+        mod = self.named_modules[node.target]
+        return self._group_norm_impl(self._x(node), mod.num_groups, self._param(mod.weight) if mod.affine else None,
+                                     self._param(mod.bias) if mod.affine else None, mod.eps)
+
+    def _group_norm(self, node: fx.Node) -> Any:
+        """``F.group_norm(x, num_groups, weight, bias, eps)``."""
+        return self._group_norm_impl(self._x(node), int(_arg(node, 1, "num_groups")),
+                                     self._retrieve(_arg(node, 2, "weight")), self._retrieve(_arg(node, 3, "bias")),
+                                     float(_arg(node, 4, "eps", 1e-5)))
+
+    def _instance_norm_module(self, node: fx.Node) -> Any:
+        """``nn.InstanceNorm{1,2,3}d``: ``nn.group_norm`` with one group per channel; with
+        ``track_running_stats`` (eval) ``nn.batch_norm`` with the running statistics (what torch
+        computes then)."""
+        mod = self.named_modules[node.target]
+        x = self._x(node)
+        c = x.sinfo.shape[1]
+        gamma = self._param(mod.weight) if mod.affine else None
+        beta = self._param(mod.bias) if mod.affine else None
+        if mod.track_running_stats and not mod.training:
+            gamma = R.const(np.ones(c), x.sinfo.dtype) if gamma is None else gamma
+            beta = R.const(np.zeros(c), x.sinfo.dtype) if beta is None else beta
+            bn = self.emit("relax.nn.batch_norm", [x, gamma, beta, self._tensor_const(mod.running_mean),
+                                                   self._tensor_const(mod.running_var)], axis=1,
+                           epsilon=float(mod.eps))
+            return self.bb.emit(R.TupleGetItem(bn, 0))
+        return self._group_norm_impl(x, c, gamma, beta, mod.eps)
+
+    def _pool1d_impl(self, op: str, x: R.Expr, kernel, stride, padding, dilation, ceil_mode, count_include_pad):
+        kernel = _pair(kernel, 1)
+        stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, 1)
+        (pad,) = _pair(padding, 1)
+        return self.emit(op, [x], pool_size=kernel, strides=stride, padding=[pad, pad], dilation=_pair(dilation, 1),
+                         ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad), layout="NCW",
+                         out_layout="NCW")
+
+    def _avg_pool1d(self, node: fx.Node) -> Any:
+        """``avg_pool1d(x, kernel, stride, padding, ceil_mode, count_include_pad)`` -> ``nn.avg_pool1d``."""
+        return self._pool1d_impl("relax.nn.avg_pool1d", self._x(node), self._retrieve(_arg(node, 1, "kernel_size")),
+                                 self._retrieve(_arg(node, 2, "stride")), _arg(node, 3, "padding", 0), 1,
+                                 _arg(node, 4, "ceil_mode", False), _arg(node, 5, "count_include_pad", True))
+
+    def _avg_pool1d_module(self, node: fx.Node) -> Any:
+        m = self.named_modules[node.target]
+        return self._pool1d_impl("relax.nn.avg_pool1d", self._x(node), m.kernel_size, m.stride, m.padding, 1,
+                                 m.ceil_mode, m.count_include_pad)
+
+    def _max_pool1d(self, node: fx.Node) -> Any:
+        """``max_pool1d(x, kernel, stride, padding, dilation, ceil_mode)`` -> ``nn.max_pool1d``."""
+        if _arg(node, 6, "return_indices", False):
+            raise ExportError("return_indices=True is not supported")
+        return self._pool1d_impl("relax.nn.max_pool1d", self._x(node), _arg(node, 1, "kernel_size"),
+                                 _arg(node, 2, "stride"), _arg(node, 3, "padding", 0), _arg(node, 4, "dilation", 1),
+                                 _arg(node, 5, "ceil_mode", False), False)
+
+    def _max_pool1d_module(self, node: fx.Node) -> Any:
+        m = self.named_modules[node.target]
+        if m.return_indices:
+            raise ExportError("return_indices=True is not supported")
+        return self._pool1d_impl("relax.nn.max_pool1d", self._x(node), m.kernel_size, m.stride, m.padding,
+                                 m.dilation, m.ceil_mode, False)
+
+    def _adaptive_avg_pool1d_impl(self, x: R.Expr, size: Any) -> Any:
+        return self.emit("relax.nn.adaptive_avg_pool1d", [x], output_size=_pair(size, 1), layout="NCW",
+                         out_layout="NCW")
+
+    def _adaptive_avg_pool1d(self, node: fx.Node) -> Any:
+        """``adaptive_avg_pool1d(x, output_size)`` -> ``nn.adaptive_avg_pool1d``."""
+        return self._adaptive_avg_pool1d_impl(self._x(node), self._retrieve(_arg(node, 1, "output_size")))
+
+    def _adaptive_avg_pool1d_module(self, node: fx.Node) -> Any:
+        return self._adaptive_avg_pool1d_impl(self._x(node), self.named_modules[node.target].output_size)
+
+    def _pixel_shuffle_impl(self, x: R.Expr, r: int) -> Any:
+        """``reshape [N, C/r², r, r, H, W]``, ``permute_dims [0, 1, 4, 2, 5, 3]``, ``reshape
+        [N, C/r², H r, W r]``."""
+        n, c, h, w = self._shape(x)
+        y = self._reshape_to(x, [n, c // (r * r), r, r, h, w])
+        y = self.emit("relax.permute_dims", [y], axes=[0, 1, 4, 2, 5, 3])
+        return self._reshape_to(y, [n, c // (r * r), h * r, w * r])
+
+    def _pixel_shuffle(self, node: fx.Node) -> Any:
+        return self._pixel_shuffle_impl(self._x(node), int(_arg(node, 1, "upscale_factor")))
+
+    def _resize2d_impl(self, x: R.Expr, size: Sequence[int], method: str, align_corners: bool) -> Any:
+        """``image.resize2d`` as TVM's frontends map torch's upsampling: nearest -> asymmetric +
+        floor; (bi)linear / cubic -> align_corners or half_pixel (cubic alpha -0.75)."""
+        if method == "nearest_neighbor":
+            mode, rounding = "asymmetric", "floor"
+        else:
+            mode, rounding = ("align_corners" if align_corners else "half_pixel"), ""
+        return self.emit("relax.image.resize2d", [x], size=[int(v) for v in size], roi=[0.0] * 4, layout="NCHW",
+                         method=method, coordinate_transformation_mode=mode, rounding_method=rounding,
+                         cubic_alpha=-0.75, cubic_exclude=0, extrapolation_value=0.0, out_dtype="")
+
+    _INTERPOLATE_MODES = {"nearest": "nearest_neighbor", "bilinear": "linear", "bicubic": "cubic"}
+
+    def _interpolate(self, node: fx.Node) -> Any:
+        """``F.interpolate(x, size, scale_factor, mode, align_corners)`` on 4-d NCHW ->
+        ``image.resize2d`` (modes nearest, bilinear, bicubic)."""
+        x = self._x(node)
+        size, scale = self._retrieve(_arg(node, 1, "size")), self._retrieve(_arg(node, 2, "scale_factor"))
+        mode = _arg(node, 3, "mode", "nearest")
+        if x.sinfo.ndim != 4 or mode not in self._INTERPOLATE_MODES:
+            raise ExportError(f"interpolate of a {x.sinfo.ndim}-d tensor with mode={mode!r} is not supported "
+                              "(4-d nearest, bilinear, bicubic)")
+        if _arg(node, 6, "antialias", False):
+            raise ExportError("interpolate with antialias=True is not supported")
+        if size is None:
+            scale = list(scale) if isinstance(scale, (list, tuple)) else [scale, scale]
+            size = [int(math.floor(x.sinfo.shape[2 + i] * float(scale[i]))) for i in range(2)]
+        size = [int(size)] * 2 if isinstance(size, int) else [int(s) for s in size]
+        return self._resize2d_impl(x, size, self._INTERPOLATE_MODES[mode], bool(_arg(node, 4, "align_corners", False)))
+
+    def _cross_entropy_impl(self, x: R.Expr, target: R.Expr, weight: Optional[R.Expr], ignore_index: int,
+                            reduction: str, label_smoothing: float) -> Any:
+        """``F.cross_entropy`` in inference terms (``nn.nll_loss`` is a training-only MSC optype):
+        ``ls = log_softmax(x, 1)``; class-index targets: ``-gather_elements(ls, t, 1)`` times the
+        class weight (0 at ``ignore_index``), summed or averaged over the weights; probability
+        targets: ``-sum(t * ls * w, 1)``, averaged over the batch."""
+        if label_smoothing:
+            raise ExportError("cross_entropy with label_smoothing is not supported")
+        if reduction not in ("mean", "sum", "none"):
+            raise ExportError(f"cross_entropy reduction={reduction!r}")
+        if x.sinfo.ndim < 2:
+            raise ExportError("cross_entropy of an unbatched input is not supported")
+        dt = x.sinfo.dtype
+        ls = self._log_softmax_impl(x, 1)
+        if "float" in target.sinfo.dtype:  # class probabilities
+            prod = self.emit("relax.multiply", [target, ls])
+            if weight is not None:
+                prod = self.emit("relax.multiply", [prod, self._reshape_to(weight, [1, -1] + [1] * (x.sinfo.ndim - 2))])
+            loss = self.emit("relax.negative", [self.emit("relax.sum", [prod], axis=[1], keepdims=False)])
+            if reduction == "none":
+                return loss
+            total = self.emit("relax.sum", [loss], axis=None, keepdims=False)
+            if reduction == "sum":
+                return total
+            n = int(np.prod(loss.sinfo.shape, dtype=np.int64))
+            return self.emit("relax.divide", [total, R.const(float(n), dt)])
+        valid = self.emit("relax.not_equal", [target, R.const(ignore_index, target.sinfo.dtype)])
+        safe = self.emit("relax.where", [valid, target, R.const(0, target.sinfo.dtype)])
+        picked = self.emit("relax.gather_elements", [ls, self.emit("relax.expand_dims", [safe], axis=[1])], axis=1)
+        picked = self.emit("relax.squeeze", [picked], axis=[1])
+        w = self.emit("relax.astype", [valid], dtype=dt)
+        if weight is not None:
+            w = self.emit("relax.multiply", [w, self.emit("relax.take", [weight, safe], axis=0)])
+        loss = self.emit("relax.multiply", [self.emit("relax.negative", [picked]), w])
+        if reduction == "none":
+            return loss
+        total = self.emit("relax.sum", [loss], axis=None, keepdims=False)
+        if reduction == "sum":
+            return total
+        return self.emit("relax.divide", [total, self.emit("relax.sum", [w], axis=None, keepdims=False)])
+
+    def _cross_entropy(self, node: fx.Node) -> Any:
+        """``F.cross_entropy(x, target, weight, size_average, ignore_index, reduce, reduction,
+        label_smoothing)``."""
+        if _arg(node, 3, "size_average") is not None or _arg(node, 5, "reduce") is not None:
+            raise ExportError("cross_entropy's deprecated size_average / reduce are not supported")
+        return self._cross_entropy_impl(self._x(node), self._x(node, 1, "target"),
+                                        self._retrieve(_arg(node, 2, "weight")), int(_arg(node, 4, "ignore_index", -100)),
+                                        _arg(node, 6, "reduction", "mean"), float(_arg(node, 7, "label_smoothing", 0.0)))
+
+    def _cross_entropy_module(self, node: fx.Node) -> Any:
+        m = self.named_modules[node.target]
+        return self._cross_entropy_impl(self._x(node), self._x(node, 1, "target"), self._param(m.weight),
+                                        m.ignore_index, m.reduction, float(getattr(m, "label_smoothing", 0.0)))
+
+    # ---- shapes, indexing, copies
+
+    def _broadcast_to(self, node: fx.Node) -> Any:
+        """``torch.broadcast_to(x, shape)`` -> ``broadcast_to`` (-1 keeps the input's size)."""
+        return self._expand(node)
+
+    def _flip(self, node: fx.Node) -> Any:
+        """``flip(x, dims)`` / ``x.flip(*dims)``: one ``flip`` per axis."""
+        x = self._x(node)
+        for d in self._dims_arg(node):
+            x = self.emit("relax.flip", [x], axis=int(d) % x.sinfo.ndim)
+        return x
+
+    def _tile(self, node: fx.Node) -> Any:
+        """``x.repeat(*sizes)`` / ``torch.tile(x, dims)`` (numpy's tile) -> ``tile``."""
+        reps = [self._retrieve(a) for a in node.args[1:]] or [self._retrieve(
+            node.kwargs.get("repeats", node.kwargs.get("dims", node.kwargs.get("sizes"))))]
+        if len(reps) == 1 and isinstance(reps[0], (list, tuple, torch.Size)):
+            reps = list(reps[0])
+        return self.emit("relax.tile", [self._x(node)], repeats=[int(r) for r in reps])
+
+    def _gather(self, node: fx.Node) -> Any:
+        """``gather(x, dim, index)`` -> ``gather_elements`` (same shapes and meaning)."""
+        if node.kwargs.get("sparse_grad"):
+            raise ExportError("gather with sparse_grad=True is not supported")
+        x, index = self._x(node), self._x(node, 2, "index")
+        return self.emit("relax.gather_elements", [x, index], axis=int(_arg(node, 1, "dim")) % x.sinfo.ndim)
+
+    def _index_select(self, node: fx.Node) -> Any:
+        """``index_select(x, dim, index)`` -> ``take(x, index, dim)``."""
+        x, index = self._x(node), self._x(node, 2, "index")
+        return self.emit("relax.take", [x, index], axis=int(_arg(node, 1, "dim")) % x.sinfo.ndim)
+
+    def _take_flat(self, node: fx.Node) -> Any:
+        """``torch.take(x, index)`` (x as 1-d): ``take(reshape(x, [-1]), index, 0)``."""
+        return self.emit("relax.take", [self._reshape_to(self._x(node), [-1]), self._x(node, 1, "index")], axis=0)
+
+    def _scatter(self, reduction: str) -> Callable[[fx.Node], Any]:
+        """``scatter(x, dim, index, src | value)`` / ``scatter_add`` -> ``scatter_elements``."""
+        def convert(node: fx.Node) -> Any:
+            if node.kwargs.get("reduce") is not None or (len(node.args) > 4 and node.args[4] is not None):
+                raise ExportError("scatter with reduce= is not supported")
+            x, index = self._x(node), self._x(node, 2, "index")
+            src = self._retrieve(_arg(node, 3, "src", node.kwargs.get("value")))
+            if not isinstance(src, R.Expr):
+                src = R.Constant(np.full(index.sinfo.shape, src, dtype=np.dtype(x.sinfo.dtype)))
+            out = self.emit("relax.scatter_elements", [x, index, src],
+                            axis=int(_arg(node, 1, "dim")) % x.sinfo.ndim, reduction=reduction)
+            return self._inplace(node, out)
+        return convert
+
+    def _slice_scatter(self, node: fx.Node) -> Any:
+        """``slice_scatter(x, src, dim, start, end, step=1)``: ``concat`` of x before the slice,
+        src and x after it (step 1 only)."""
+        x, src = self._x(node), self._x(node, 1, "src")
+        dim = int(_arg(node, 2, "dim", 0)) % x.sinfo.ndim
+        n = x.sinfo.shape[dim]
+        start, end = _arg(node, 3, "start", None), _arg(node, 4, "end", None)
+        if int(_arg(node, 5, "step", 1)) != 1:
+            raise ExportError("slice_scatter with step != 1 is not supported")
+        start = 0 if start is None else int(start)
+        end = n if end is None or end >= _INT64_MAX else int(end)
+        start, end = (min(max(v + n if v < 0 else v, 0), n) for v in (start, end))
+        parts = ([self._slice_axis(x, dim, 0, start)] if start > 0 else []) + [src] + \
+            ([self._slice_axis(x, dim, end, n)] if end < n else [])
+        return parts[0] if len(parts) == 1 else self.emit("relax.concat", [R.Tuple(parts)], axis=dim)
+
+    def _select(self, node: fx.Node) -> Any:
+        """``select(x, dim, index)`` = ``x[..., index]`` on ``dim``: ``strided_slice`` + ``reshape``."""
+        x = self._x(node)
+        dim = int(_arg(node, 1, "dim")) % x.sinfo.ndim
+        return self._index_tensor(x, (slice(None),) * dim + (int(self._retrieve(_arg(node, 2, "index"))),))
+
+    def _narrow(self, node: fx.Node) -> Any:
+        """``narrow(x, dim, start, length)``: ``strided_slice`` of one axis."""
+        x = self._x(node)
+        dim = int(_arg(node, 1, "dim")) % x.sinfo.ndim
+        start = int(self._retrieve(_arg(node, 2, "start")))
+        start = start + x.sinfo.shape[dim] if start < 0 else start
+        return self._slice_axis(x, dim, start, start + int(self._retrieve(_arg(node, 3, "length"))))
+
+    def _unbind(self, node: fx.Node) -> Any:
+        """``unbind(x, dim=0)``: one ``strided_slice`` + ``reshape`` per index (a Python tuple)."""
+        x = self._x(node)
+        dim = int(_arg(node, 1, "dim", 0)) % x.sinfo.ndim
+        return tuple(self._index_tensor(x, (slice(None),) * dim + (i,)) for i in range(x.sinfo.shape[dim]))
+
+    def _diagonal(self, node: fx.Node) -> Any:
+        """``diagonal(x, offset=0, dim1=0, dim2=1)``: dim1, dim2 moved last (``permute_dims``),
+        merged (``reshape``) and the diagonal's flat positions picked (``take`` of a constant)."""
+        x = self._x(node)
+        nd = x.sinfo.ndim
+        offset = int(_arg(node, 1, "offset", 0))
+        d1, d2 = int(_arg(node, 2, "dim1", 0)) % nd, int(_arg(node, 3, "dim2", 1)) % nd
+        n1, n2 = x.sinfo.shape[d1], x.sinfo.shape[d2]
+        rest = [i for i in range(nd) if i not in (d1, d2)]
+        y = self.emit("relax.permute_dims", [x], axes=rest + [d1, d2]) if rest + [d1, d2] != list(range(nd)) else x
+        y = self._reshape_to(y, [x.sinfo.shape[i] for i in rest] + [n1 * n2])
+        rows = range(max(0, -offset), min(n1, n2 - offset)) if offset < n2 else range(0)
+        flat = np.array([r * n2 + r + offset for r in rows], dtype=np.int64)
+        if flat.size == 0:
+            raise ExportError("diagonal with an offset outside the matrix (empty result) is not supported")
+        return self.emit("relax.take", [y, R.Constant(flat)], axis=len(rest))
+
+    def _meshgrid(self, node: fx.Node) -> Any:
+        """``torch.meshgrid(*tensors, indexing="ij")``: each 1-d tensor ``reshape``-d onto its axis
+        and ``broadcast_to`` the grid (``"xy"`` swaps the first two axes)."""
+        ts = [self._retrieve(a) for a in node.args]
+        if len(ts) == 1 and isinstance(ts[0], (list, tuple)):
+            ts = list(ts[0])
+        indexing = node.kwargs.get("indexing", "ij")
+        sizes = [int(np.prod(t.sinfo.shape, dtype=np.int64)) for t in ts]
+        axes = list(range(len(ts)))
+        if indexing == "xy" and len(ts) >= 2:
+            axes[0], axes[1] = 1, 0
+        grid = [0] * len(ts)
+        for a, s in zip(axes, sizes):
+            grid[a] = s
+        out = []
+        for t, a in zip(ts, axes):
+            shape = [1] * len(ts)
+            shape[a] = grid[a]
+            out.append(self.emit("relax.broadcast_to", [self._reshape_to(t, shape), R.ShapeExpr(grid)]))
+        return tuple(out)
+
+    def _flat_index(self, x: R.Expr, indices: Sequence[Any]) -> PyTuple[R.Expr, int]:
+        """The flat position of ``x[i0, i1, ...]`` over the first k axes (indices normalized with
+        ``floor_mod``, combined with multiply / add): (position tensor, k)."""
+        shape = self._shape(x)
+        flat = None
+        for axis, idx in enumerate(indices):
+            if not isinstance(idx, R.Expr) or "int" not in idx.sinfo.dtype:
+                raise ExportError("index_put_ takes integer index tensors only")
+            idx = self.emit("relax.floor_mod", [self.emit("relax.astype", [idx], dtype="int64"),
+                                                R.const(shape[axis], "int64")])
+            stride = int(np.prod(shape[axis + 1:len(indices)], dtype=np.int64))
+            term = idx if stride == 1 else self.emit("relax.multiply", [idx, R.const(stride, "int64")])
+            flat = term if flat is None else self.emit("relax.add", [flat, term])
+        return flat, len(indices)
+
+    def _index_put(self, node: fx.Node) -> Any:
+        """``x.index_put_((i0, i1, ...), values, accumulate=False)``: the first k axes merged
+        (``reshape``), the flat row position of each index, broadcast over the remaining axes and
+        ``scatter_elements`` on axis 0 (reduction "update" or "add"), then reshaped back."""
+        x = self._x(node)
+        indices = [self._retrieve(i) for i in self._retrieve(_arg(node, 1, "indices"))]
+        if any(i is None for i in indices) or any(i.sinfo.dtype == "bool" for i in indices):
+            raise ExportError("index_put_ with None or bool indices is not supported")
+        values = self._scalar_or_tensor(self._retrieve(_arg(node, 2, "values")), x)
+        accumulate = bool(_arg(node, 3, "accumulate", False))
+        shape = list(self._shape(x))
+        flat, k = self._flat_index(x, indices)
+        rows = int(np.prod(shape[:k], dtype=np.int64))
+        rest = shape[k:]
+        idx_shape = list(flat.sinfo.shape)
+        upd_shape = idx_shape + rest
+        xm = self._reshape_to(x, [rows] + rest)
+        if values.sinfo.dtype != x.sinfo.dtype:
+            values = self._astype(values, x.sinfo.dtype)
+        upd = self.emit("relax.broadcast_to", [values, R.ShapeExpr(upd_shape)])
+        m = int(np.prod(idx_shape, dtype=np.int64))
+        upd = self._reshape_to(upd, [m] + rest)
+        pos = self._reshape_to(flat, [m] + [1] * len(rest))
+        pos = self.emit("relax.broadcast_to", [pos, R.ShapeExpr([m] + rest)])
+        out = self.emit("relax.scatter_elements", [xm, pos, upd], axis=0, reduction="add" if accumulate else "update")
+        return self._inplace(node, self._reshape_to(out, shape))
+
+    def _masked_scatter(self, node: fx.Node) -> Any:
+        """``x.masked_scatter(mask, source)``: the k-th True position of the (broadcast, flat) mask
+        takes source's k-th element: ``cumsum`` of the mask - 1 as ``take`` positions into the
+        flat source, then ``where(mask, taken, x)``."""
+        x, mask, src = self._x(node), self._x(node, 1, "mask"), self._x(node, 2, "source")
+        shape = list(self._shape(x))
+        if list(mask.sinfo.shape) != shape:
+            mask = self.emit("relax.broadcast_to", [mask, R.ShapeExpr(shape)])
+        flat_mask = self._reshape_to(mask, [-1])
+        pos = self.emit("relax.cumsum", [self.emit("relax.astype", [flat_mask], dtype="int64")], axis=0, dtype=None,
+                        exclusive=False)
+        n_src = int(np.prod(src.sinfo.shape, dtype=np.int64))
+        pos = self._clip(self.emit("relax.subtract", [pos, R.const(1, "int64")]), 0, n_src - 1)
+        taken = self._reshape_to(self.emit("relax.take", [self._reshape_to(src, [-1]), pos], axis=0), shape)
+        return self._inplace(node, self.emit("relax.where", [mask, taken, x]))
+
+    def _fill_with(self, value: Any = None) -> Callable[[fx.Node], Any]:
+        """``torch.fill(x, v)`` / ``x.fill_(v)`` / ``x.zero_()``: a constant of x's shape and dtype
+        (``x`` rebound for the in-place forms)."""
+        def convert(node: fx.Node) -> Any:
+            x = self._x(node)
+            v = value if value is not None else self._retrieve(_arg(node, 1, "value"))
+            if isinstance(v, R.Expr):
+                if v.sinfo.ndim != 0:
+                    raise ExportError("fill with a non-0-d tensor value is not supported")
+                v = v if v.sinfo.dtype == x.sinfo.dtype else self._astype(v, x.sinfo.dtype)
+                out = self.emit("relax.broadcast_to", [v, R.ShapeExpr(self._shape(x))])
+            else:
+                out = R.Constant(np.full(self._shape(x), v, dtype=np.dtype(x.sinfo.dtype)))
+            return self._inplace(node, out)
+        return convert
+
+    def _copy(self, node: fx.Node) -> Any:
+        """``copy(dst, src)`` / ``dst.copy_(src)``: src broadcast to dst's shape, in dst's dtype."""
+        dst, src = self._x(node), self._x(node, 1, "src")
+        if src.sinfo.dtype != dst.sinfo.dtype:
+            src = self._astype(src, dst.sinfo.dtype)
+        if tuple(src.sinfo.shape) != tuple(dst.sinfo.shape):
+            src = self.emit("relax.broadcast_to", [src, R.ShapeExpr(dst.sinfo.shape)])
+        return self._inplace(node, src)
+
+    def _trilu_inplace(self, op: str) -> Callable[[fx.Node], Any]:
+        """``x.tril_(k)`` / ``x.triu_(k)``: :meth:`_trilu`, x rebound."""
+        trilu = self._trilu(op)
+
+        def convert(node: fx.Node) -> Any:
+            return self._inplace(node, trilu(node))
+        return convert
+
+    def _binary_inplace(self, op: str, py_op: Callable[[Any, Any], Any]) -> Callable[[fx.Node], Any]:
+        binary = self._binary(op, py_op)
+
+        def convert(node: fx.Node) -> Any:
+            return self._inplace(node, binary(node))
+        return convert
+
+    def _one_hot(self, node: fx.Node) -> Any:
+        """``F.one_hot(x, num_classes)``: ``astype(equal(expand_dims(x, -1), arange(n)), int64)``
+        (num_classes=-1 depends on the data: rejected)."""
+        x = self._x(node)
+        n = int(_arg(node, 1, "num_classes", -1))
+        if n < 0:
+            raise ExportError("one_hot needs num_classes (the default -1 depends on the data)")
+        classes = R.Constant(np.arange(n, dtype=np.dtype(x.sinfo.dtype)))
+        eq = self.emit("relax.equal", [self.emit("relax.expand_dims", [x], axis=[-1]), classes])
+        return self.emit("relax.astype", [eq], dtype="int64")
+
+    def _type_as(self, node: fx.Node) -> Any:
+        """``x.type_as(other)``: ``astype`` to other's dtype."""
+        return self._astype(self._x(node), self._x(node, 1, "other").sinfo.dtype)
+
+    def _item(self, node: fx.Node) -> Any:
+        """``x.item()``: the one element as a 0-d tensor (``reshape []``), as TVM does."""
+        x = self._x(node)
+        if int(np.prod(x.sinfo.shape, dtype=np.int64)) != 1:
+            raise ExportError(f"item() of a tensor of shape {list(x.sinfo.shape)}")
+        return x if x.sinfo.ndim == 0 else self.emit("relax.reshape", [x, R.ShapeExpr([])])
+
+    def _numel(self, node: fx.Node) -> Any:
+        """``x.numel()``: a Python int (static shapes)."""
+        return int(np.prod(self._shape(self._x(node)), dtype=np.int64))
+
+    def _is_floating_point(self, node: fx.Node) -> Any:
+        """``x.is_floating_point()``: a Python bool."""
+        return "float" in self._x(node).sinfo.dtype
+
+    def _sym_size(self, node: fx.Node) -> Any:
+        """``aten.sym_size.int(x, dim)``: the static size."""
+        return self._shape(self._x(node))[int(node.args[1])]
+
+    def _clone(self, node: fx.Node) -> Any:
+        return self._x(node)
+
+    # ---- creation (values known at export time: constants)
+
+    def _creation_value(self, node: fx.Node, value: Any, shape: Sequence[int], default_dtype: str) -> R.Constant:
+        if isinstance(value, R.Expr):
+            raise ExportError("a fill value computed from tensors is not supported")
+        dtype = node.kwargs.get("dtype")
+        dtype = default_dtype if dtype is None else torch_dtype_name(dtype)
+        return R.Constant(np.full([int(s) for s in shape], value, dtype=np.dtype(dtype)))
+
+    @staticmethod
+    def _default_dtype(value: Any) -> str:
+        return "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float32"
+
+    def _full(self, node: fx.Node) -> Any:
+        """``full(size, fill_value, dtype=)``: a constant (dtype from the value when not given)."""
+        value = self._retrieve(_arg(node, 1, "fill_value"))
+        size = self._retrieve(_arg(node, 0, "size"))
+        return self._creation_value(node, value, list(size), self._default_dtype(value))
+
+    def _constant_of(self, value: Any) -> Callable[[fx.Node], Any]:
+        """``torch.ones/zeros/empty(*size, dtype=)`` (empty: zeros, its values are unspecified)."""
+        def convert(node: fx.Node) -> Any:
+            return self._creation_value(node, value, self._size_args(node), "float32")
+        return convert
+
+    def _new_constant(self, value: Any) -> Callable[[fx.Node], Any]:
+        """``x.new_ones/new_zeros(*size, dtype=)``: a constant in x's dtype by default."""
+        def convert(node: fx.Node) -> Any:
+            x = self._x(node)
+            return self._creation_value(node, value, self._size_args(node, 1), x.sinfo.dtype)
+        return convert
+
+    def _eye(self, node: fx.Node) -> Any:
+        """``torch.eye(n, m=None, dtype=)``: a constant."""
+        n = int(self._retrieve(_arg(node, 0, "n")))
+        m = self._retrieve(_arg(node, 1, "m"))
+        dtype = self._creation_dtype(node)
+        return R.Constant(np.eye(n, n if m is None else int(m), dtype=np.dtype(dtype)))
+
+    def _linspace(self, node: fx.Node) -> Any:
+        """``torch.linspace(start, end, steps, dtype=)``: a constant (computed by torch)."""
+        args = [self._retrieve(_arg(node, i, n)) for i, n in enumerate(("start", "end", "steps"))]
+        if any(isinstance(a, R.Expr) for a in args):
+            raise ExportError("linspace bounds computed from tensors are not supported")
+        dtype = node.kwargs.get("dtype") or torch.float32
+        return R.Constant(torch.linspace(args[0], args[1], int(args[2]), dtype=dtype).numpy())
+
+    def _tensor(self, node: fx.Node) -> Any:
+        """``torch.tensor(data, dtype=)`` of trace-time Python values: a constant (dtype as torch
+        infers it)."""
+        data = self._retrieve(_arg(node, 0, "data"))
+
+        def has_expr(v: Any) -> bool:
+            return isinstance(v, R.Expr) or (isinstance(v, (list, tuple)) and any(has_expr(i) for i in v))
+        if has_expr(data):
+            raise ExportError("torch.tensor of tensors is not supported")
+        dtype = node.kwargs.get("dtype")
+        t = torch.tensor(data, dtype=dtype)
+        return self._tensor_const(t)
+
+    def _arange(self, node: fx.Node) -> Any:
+        """``arange(end)`` / ``(start, end[, step])``, dtype int64 for int bounds, else float32: a constant."""
+        args = [self._retrieve(a) for a in node.args]
+        for key in ("start", "end", "step"):
+            if key in node.kwargs:
+                raise ExportError(f"arange with {key}= as a keyword is not supported")
+        start, end, step = (0, args[0], 1) if len(args) == 1 else (args + [1])[:3]
+        if any(isinstance(v, R.Expr) for v in (start, end, step)):
+            raise ExportError("arange bounds computed from tensors are not supported")
+        dtype = node.kwargs.get("dtype")
+        if dtype is None:
+            dtype = torch.int64 if all(isinstance(v, int) for v in (start, end, step)) else torch.float32
+        return R.Constant(torch.arange(start, end, step, dtype=dtype).numpy())
 
     # ------------------------------------------------------------------ embedding
 

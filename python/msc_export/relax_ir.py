@@ -568,6 +568,35 @@ _register("relax.nn.avg_pool1d", [("pool_size", (1,)), ("strides", (1,)), ("padd
                                   ("out_layout", "NCW")], _pool1d)
 _register("relax.nn.adaptive_avg_pool1d", [("output_size", None), ("layout", "NCW"), ("out_layout", "NCW")],
           _adaptive_pool1d)
+def _conv_transpose_out(args, attrs, dims: int) -> TensorSI:
+    """nn.conv{1,2}d_transpose: (in - 1) * stride - pad_before - pad_after + dilation * (k - 1) +
+    output_padding + 1 per spatial dim; weight IO<spatial> with O per group (relax's
+    InferStructInfoConv2dTranspose)."""
+    x, w = _tensor(args[0]), _tensor(args[1])
+    pad = attrs["padding"]
+    before, after = (pad[:dims], pad[dims:]) if len(pad) == 2 * dims else (pad, pad)
+    spatial = [(x.shape[2 + i] - 1) * attrs["strides"][i] - before[i] - after[i]
+               + attrs["dilation"][i] * (w.shape[2 + i] - 1) + attrs["output_padding"][i] + 1 for i in range(dims)]
+    return TensorSI([x.shape[0], w.shape[1] * attrs["groups"]] + spatial, attrs["out_dtype"] or x.dtype)
+
+
+def _einsum_out(args, attrs) -> TensorSI:
+    fields = [_tensor(f) for f in args[0].fields]
+    probe = np.einsum(attrs["subscripts"], *[np.broadcast_to(np.zeros((), np.float32), f.shape) for f in fields])
+    return TensorSI(probe.shape, fields[0].dtype)
+
+
+_CONV_T_ATTRS = [("strides", None), ("padding", None), ("output_padding", None), ("dilation", None), ("groups", 1)]
+_register("relax.nn.selu", [], _same)
+_register("relax.nn.softplus", [("beta", 1.0), ("threshold", 20.0)], _same)
+_register("relax.nn.conv1d_transpose", _CONV_T_ATTRS + [("data_layout", "NCW"), ("kernel_layout", "IOW"),
+                                                        ("out_layout", "NCW"), ("out_dtype", "")],
+          lambda args, attrs: _conv_transpose_out(args, attrs, 1))
+_register("relax.nn.conv2d_transpose", _CONV_T_ATTRS + [("data_layout", "NCHW"), ("kernel_layout", "IOHW"),
+                                                        ("out_layout", "NCHW"), ("out_dtype", "")],
+          lambda args, attrs: _conv_transpose_out(args, attrs, 2))
+_register("relax.nn.max_pool1d", OPS["relax.nn.avg_pool1d"].attr_fields, _pool1d)
+_register("relax.einsum", [("subscripts", None)], _einsum_out)
 _register("relax.image.resize2d", [("size", None), ("roi", None), ("layout", "NCHW"), ("method", "linear"),
                                    ("coordinate_transformation_mode", "half_pixel"), ("rounding_method", "round"),
                                    ("cubic_alpha", -0.5), ("cubic_exclude", 0), ("extrapolation_value", 0.0),

@@ -33,6 +33,7 @@ PYTHON = sys.executable
 
 sys.path.insert(0, HERE)
 sys.path.insert(0, GRAPHS)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "common"))  # run_golden_batch, tvm_under_test
 
 # Snapshots hold generated test_model.py files and fake_tvm a `tvm` package: data, not tests here.
 collect_ignore_glob = ["snapshots/*", "fake_tvm/*", "graphs/*"]
@@ -96,11 +97,15 @@ def npz_to_safetensors(npz_path, out_path):
         write_safetensors(out_path, {k: z[k] for k in z.files})
 
 
+def fake_tvm_env(flavor="v0.20"):
+    """The environment a project runs in against the fake TVM of API `flavor` (fake_tvm/README.md)."""
+    return dict(os.environ, PYTHONPATH=FAKE_TVM, FAKE_TVM_FLAVOR=flavor, MSC_SHARED_REFERENCE_DIR=REFERENCE)
+
+
 def run_project(project, flavor="v0.20", args=(), timeout=600):
     """Runs the project's own `python3 test_model.py` against the fake TVM (see fake_tvm/README.md)."""
-    env = dict(os.environ, PYTHONPATH=FAKE_TVM, FAKE_TVM_FLAVOR=flavor, MSC_SHARED_REFERENCE_DIR=REFERENCE)
     return subprocess.run([PYTHON, "test_model.py", *args], cwd=str(project), capture_output=True, text=True,
-                          env=env, timeout=timeout)
+                          env=fake_tvm_env(flavor), timeout=timeout)
 
 
 def run_in_project(project, code, flavor="v0.20"):

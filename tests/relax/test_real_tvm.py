@@ -16,15 +16,12 @@ each project's test_model.main() as `python3 test_model.py` would run it).
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
+import run_golden_batch  # tests/common, on sys.path by conftest
 from conftest import PROJECTS, PYTHON
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
-import run_golden_batch  # noqa: E402
-from tvm_under_test import TVMConfigError, tvm_under_test  # noqa: E402
+from tvm_under_test import TVMConfigError, tvm_under_test
 
 NO_TVM = "not run: no TVM (set MSC_TVM_PYTHON or MSC_TVM_HOME)"
 

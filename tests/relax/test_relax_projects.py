@@ -23,8 +23,9 @@ import pytest
 
 import cases
 import relax_check
-from conftest import (PROJECTS, RELAX_OPS_NEWEST, codegen, generate, read_safetensors, run_in_project, run_project,
-                      write_safetensors)
+from conftest import (PROJECTS, PYTHON, RELAX_OPS_NEWEST, codegen, fake_tvm_env, generate, read_safetensors,
+                      run_in_project, run_project, write_safetensors)
+import run_golden_batch
 
 @pytest.mark.parametrize("pid", PROJECTS)
 def test_generated_files_parse(projects, pid):
@@ -74,12 +75,24 @@ NEW_FLAVOR = ["real/conv_relu", "real/mlp", "case/dynamic", "case/hostile", "cas
               "example/resnet18"]
 
 
+@pytest.fixture(scope="module")
+def fake_golden_runs(projects):
+    """{(project id, flavor): run_golden_batch.py's record}: every project's harness on the fake
+    TVM, in one process per batch (two parallel batches per flavor), not one process each."""
+    runs = {}
+    for flavor, pids in (("v0.20", PROJECTS), ("new", NEW_FLAVOR)):
+        dirs = {os.path.abspath(str(projects[pid].dir)): pid for pid in pids}
+        for d, record in run_golden_batch.run_batches(PYTHON, list(dirs), fake_tvm_env(flavor)).items():
+            runs[(dirs[d], flavor)] = record
+    return runs
+
+
 @pytest.mark.parametrize("pid,flavor", [(p, "v0.20") for p in PROJECTS] + [(p, "new") for p in NEW_FLAVOR])
-def test_golden_harness_passes_on_fake_tvm(projects, pid, flavor):
+def test_golden_harness_passes_on_fake_tvm(projects, pid, flavor, fake_golden_runs):
     p = projects[pid]
-    proc = run_project(p.dir, flavor)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = proc.stdout.strip().splitlines()
+    run = fake_golden_runs[(pid, flavor)]
+    assert run["rc"] == 0, run["stdout"] + run["stderr"]
+    lines = run["stdout"].strip().splitlines()
     assert lines[-1] == "PASSED"
     # one "max abs err ... ok" line per graph output
     assert sum("max abs err" in line and line.endswith(" ok") for line in lines) == len(p.graph["outputs"])

@@ -19,12 +19,13 @@ are settled once, at the top of this file and in to_tensor / compile_module, eac
 that renamed it (tvm.tir -> tvm.tirx, StructInfo -> Type, relax.PrimValue -> relax.prim_value,
 tvm.arith -> tvm.sym, tvm.nd.array -> tvm.runtime.tensor, relax.build -> tvm.compile); every relax
 op whose default changed between them (avg_pool1d count_include_pad, resize2d cubic_alpha) is
-called with all such arguments spelled out. Weights are read by load_safetensors below: numpy only; a missing, truncated
-or malformed file, or a weight whose dtype or shape is not the graph's, raises LoadError naming the
-file and the tensor.
+called with all such arguments spelled out. Weights are read by load_safetensors below (the
+safetensors package); a missing, truncated or malformed file, or a weight whose dtype or shape is
+not the graph's, raises LoadError naming the file and the tensor.
 """
 import json
 import os
+import re
 import struct
 
 import numpy as np
@@ -109,6 +110,12 @@ def compile_module(mod, target="llvm"):
     return tvm.compile(mod, target=target)
 
 
+try:  # the format's reference implementation: pip install safetensors (Hugging Face, Rust core)
+    import safetensors
+except ImportError:  # reported by load_safetensors, naming the file it was asked to read
+    safetensors = None
+
+
 class LoadError(ValueError):
     """A weights or golden file that cannot be used: missing, unreadable, truncated, malformed, or
     without the tensors (dtypes, shapes) the model expects. str() is one line naming the file and,
@@ -117,162 +124,115 @@ class LoadError(ValueError):
 
 # safetensors dtype code -> (numpy dtype of the stored bytes, MSC dtype name). numpy has no
 # bfloat16: BF16 is read as uint16 and widened to float32 (exact: it is a float32's top 16 bits).
+# The other codes the format defines (F8_*, F4, F6_*, ...) have no numpy dtype and are refused.
 _ST_DTYPES = {
     "F64": ("<f8", "float64"), "F32": ("<f4", "float32"), "F16": ("<f2", "float16"),
     "BF16": ("<u2", "bfloat16"), "I64": ("<i8", "int64"), "I32": ("<i4", "int32"),
     "I16": ("<i2", "int16"), "I8": ("i1", "int8"), "U8": ("u1", "uint8"), "BOOL": ("?", "bool"),
 }
-# The reference reader's header size limit (safetensors/src/tensor.rs MAX_HEADER_SIZE).
-_ST_MAX_HEADER = 100000000
-_ST_INT64_MAX = 2 ** 63 - 1
+
+
+def _st_naturals(value):
+    return isinstance(value, list) and all(type(d) is int and d >= 0 for d in value)
+
+
+def _st_culprit(blob, reason):
+    """The tensor a safetensors error is about, or None. The reference reader names a tensor only
+    for offsets out of order (the one it met there), and serde_json reports a bad entry where the
+    header ends, so the header is read again here, only to point at the first entry that is wrong
+    on its own: not exactly the fields dtype, shape and data_offsets, a field given twice, a dtype
+    the reader refused, a dimension or offset that is not a non-negative integer, or offsets that
+    are not begin <= end <= data size, numel * itemsize bytes apart."""
+    named = re.search(r"for tensor `(.*)`$", reason)
+    named = named.group(1) if named else None
+    try:
+        (n,) = struct.unpack("<Q", blob[:8])
+        pairs = json.loads(bytes(blob[8:8 + n]).decode("utf-8"), object_pairs_hook=list)
+    except (struct.error, ValueError, RecursionError):
+        return named
+    if not isinstance(pairs, list) or not all(isinstance(p, tuple) for p in pairs):
+        return named
+    data_size = len(blob) - 8 - n
+    for name, fields in pairs:
+        if name == "__metadata__":
+            continue
+        info = dict(fields) if isinstance(fields, list) and all(isinstance(f, tuple) for f in fields) else {}
+        if len(info) != len(fields) or sorted(info) != ["data_offsets", "dtype", "shape"]:
+            return name
+        code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if not isinstance(code, str) or "variant `%s`" % code in reason:
+            return name
+        if not _st_naturals(shape) or not _st_naturals(offsets) or len(offsets) != 2 or not offsets[0] <= offsets[1] <= data_size:
+            return name
+        numel = 1
+        for d in shape:
+            numel *= d
+        if code in _ST_DTYPES and offsets[1] - offsets[0] != numel * np.dtype(_ST_DTYPES[code][0]).itemsize:
+            return name
+    return named
 
 
 def load_safetensors(path, expect=None):
     """Read safetensors file `path` into {name: np.ndarray} (C-contiguous, writable, native byte
     order, 0-d kept 0-d, BF16 widened to float32).
 
-    Format (https://github.com/huggingface/safetensors README "Format"; the checks follow the
-    reference reader, safetensors/src/tensor.rs `Metadata::validate`): u64 little-endian header
-    size N <= 100,000,000; N bytes of UTF-8 JSON object (starting with "{", trailing spaces
-    allowed, no duplicate keys) {"__metadata__": {str: str} (optional), name: {"dtype": "F32",
-    "shape": [d0, ...], "data_offsets": [begin, end]}, ...}; then the data section. Offsets are
-    bytes into the data section, begin <= end, end - begin = numel * itemsize (no int64 overflow),
-    and the tensors sorted by offset cover the data section exactly: no overlap, no gap, nothing
-    after the last one.
+    The file is read and checked by the safetensors package (safetensors.deserialize: the header
+    rules of https://github.com/huggingface/safetensors README "Format", safetensors/src/tensor.rs
+    `Metadata::validate`: header length <= 100,000,000 bytes, valid JSON, offsets in order that
+    tile the data section exactly, numel * itemsize bytes per tensor); the reference reader
+    accepts a duplicate key (the last one wins) and whitespace before the header's "{".
 
     expect: optional {name: (shape, dtype)} of the tensors the caller needs: each must exist with
     MSC dtype `dtype` ("float32", ...; None: any) and shape `shape` (list; -1: any size; None: any).
 
     Raises LoadError, one line naming the file and, where there is one, the tensor, for a missing,
-    unreadable, truncated or malformed file and for an expected tensor that is absent or differs.
+    unreadable, truncated or malformed file (the reference reader's reason, e.g. "invalid offset
+    for tensor"), a dtype numpy cannot hold, an expected tensor that is absent or differs, and
+    when the safetensors package is not installed.
     """
     def err(message, name=None):
         return LoadError("%s: %s%s" % (path, "" if name is None else "tensor %r: " % (name,), message))
 
-    def snippet(value):  # a header value in a message: compact JSON, at most 60 characters
-        text = json.dumps(value, separators=(",", ":"))
-        return text if len(text) <= 60 else text[:57] + "..."
-
-    def unique_keys(pairs):  # json.loads object_pairs_hook: the format forbids duplicate keys
-        obj = {}
-        for key, value in pairs:
-            if key in obj:
-                raise err("header has a duplicate key %r" % (key,))
-            obj[key] = value
-        return obj
-
-    def no_constant(token):  # json.loads accepts NaN and Infinity, which are not JSON
-        raise err("header is not valid JSON: %s is not a JSON value" % token)
-
+    if safetensors is None:
+        raise err("reading it needs the safetensors package (pip install safetensors)")
     try:
-        f = open(path, "rb")
+        with open(path, "rb") as f:
+            blob = f.read()
     except OSError as e:
         raise LoadError("%s not found or not readable (%s)" % (path, e.strerror or e)) from None
-    with f:
-        size = os.fstat(f.fileno()).st_size
-        if size < 8:
-            raise err("%d bytes is too short for a safetensors header" % size)
-        head = f.read(8)
-        if len(head) != 8:
-            raise err("cannot read the header length")
-        (n,) = struct.unpack("<Q", head)
-        if n > _ST_MAX_HEADER:
-            raise err("header length %d exceeds the limit of %d bytes" % (n, _ST_MAX_HEADER))
-        if n > size - 8:
-            raise err("header length %d exceeds the file size of %d bytes (truncated or not a "
-                      "safetensors file)" % (n, size))
-        raw = f.read(n)
-        if len(raw) != n:
-            raise err("cannot read the %d-byte header" % n)
-        data_start, data_size = 8 + n, size - 8 - n
+    try:
+        items = safetensors.deserialize(blob)
+    except safetensors.SafetensorError as e:
+        reason = str(e).split("\n")[0]
+        reason = re.sub(r"^Error while deserializing( header)?: ", "", reason)
+        raise err(reason, _st_culprit(blob, reason)) from None
+    del blob
+    found = {name: item for name, item in items}
+    for name, (shape, dtype) in (expect or {}).items():
+        if name not in found:
+            names = sorted(found)
+            raise LoadError("%s has no tensor %r (it has %d tensors: %s)" % (
+                path, name, len(names), ", ".join(names[:20]) + (", ..." if len(names) > 20 else "") or "none"))
+        code, got = found[name]["dtype"], list(found[name]["shape"])
+        if dtype is not None and code in _ST_DTYPES and _ST_DTYPES[code][1] != dtype:
+            codes = [c for c, (_, msc) in _ST_DTYPES.items() if msc == dtype]
+            raise LoadError("%s: tensor %r has dtype %s (%s), expected %s (%s)" % (
+                path, name, code, _ST_DTYPES[code][1], codes[0] if codes else "?", dtype))
+        if shape is not None and (len(got) != len(shape) or any(w >= 0 and g != w for g, w in zip(got, shape))):
+            raise LoadError("%s: tensor %r has shape %s, expected %s" % (path, name, got, list(shape)))
+    out = {}
+    for name, item in items:
+        code, shape = item["dtype"], list(item["shape"])
+        if code not in _ST_DTYPES:
+            raise err("dtype %s has no numpy dtype (readable: %s)" % (code, ", ".join(_ST_DTYPES)), name)
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise err("header is not valid UTF-8 (byte %d)" % e.start) from None
-        if not text.startswith("{"):
-            raise err("header is not a JSON object (it does not start with '{')")
-        try:
-            header = json.loads(text, object_pairs_hook=unique_keys, parse_constant=no_constant)
-        except LoadError:
-            raise
-        except ValueError as e:
-            raise err("header is not valid JSON: %s" % e) from None
-        except RecursionError:
-            raise err("header is not valid JSON: nested too deeply") from None
-        if not isinstance(header, dict):
-            raise err("header is not a JSON object")
-        entries = []  # (begin, end, name, dtype code, shape)
-        for name, info in header.items():
-            if name == "__metadata__":
-                if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
-                    raise err("'__metadata__' is not an object of strings")
-                continue
-            if not isinstance(info, dict) or not all(k in info for k in ("dtype", "shape", "data_offsets")):
-                raise err("expected an object with keys dtype, shape, data_offsets", name)
-            code, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-            if not isinstance(code, str) or code not in _ST_DTYPES:
-                raise err("unsupported dtype %s (supported: %s)" % (snippet(code), ", ".join(_ST_DTYPES)), name)
-            if not isinstance(shape, list):
-                raise err("shape is not an array", name)
-            if not all(type(d) is int and d >= 0 for d in shape):
-                raise err("shape %s has a non-integer or negative dimension" % snippet(shape), name)
-            if len(shape) > 32:  # numpy's limit (NPY_MAXDIMS in numpy 1.x)
-                raise err("shape has %d dimensions, more than numpy's 32" % len(shape), name)
-            nbytes = np.dtype(_ST_DTYPES[code][0]).itemsize
-            for d in [1] + shape:  # running product, as tensor.rs's checked_mul fold
-                nbytes *= d
-                if nbytes > _ST_INT64_MAX or d > _ST_INT64_MAX:
-                    raise err("shape %s of dtype %s overflows 64-bit sizes" % (snippet(shape), code), name)
-            if not (isinstance(offsets, list) and len(offsets) == 2
-                    and all(type(o) is int and o >= 0 for o in offsets)):
-                raise err("data_offsets %s is not a pair of non-negative integers" % snippet(offsets), name)
-            begin, end = offsets
-            if begin > end:
-                raise err("data_offsets [%d, %d] end before they begin" % (begin, end), name)
-            if end > data_size:
-                raise err("data_offsets [%d, %d] lie outside the data section of %d bytes (truncated "
-                          "file?)" % (begin, end, data_size), name)
-            if end - begin != nbytes:
-                raise err("%s %s needs %d bytes but data_offsets cover %d" % (
-                    _ST_DTYPES[code][1], shape, nbytes, end - begin), name)
-            entries.append((begin, end, name, code, shape))
-        entries.sort()
-        covered, previous = 0, None
-        for begin, end, name, _, _ in entries:
-            if begin < covered:
-                raise err("data_offsets [%d, %d] overlap tensor %r [%d, %d]" % (
-                    begin, end, previous[2], previous[0], previous[1]), name)
-            if begin > covered:
-                raise err("data_offsets [%d, %d] leave a gap of %d bytes before them (the tensors must "
-                          "cover the data section contiguously)" % (begin, end, begin - covered), name)
-            covered, previous = end, (begin, end, name)
-        if covered != data_size:
-            raise err("%d trailing bytes after the last tensor (the tensors must cover the data "
-                      "section exactly)" % (data_size - covered))
-        found = {e[2]: e for e in entries}
-        for name, (shape, dtype) in (expect or {}).items():
-            if name not in found:
-                names = sorted(found)
-                raise LoadError("%s has no tensor %r (it has %d tensors: %s)" % (
-                    path, name, len(names), ", ".join(names[:20]) + (", ..." if len(names) > 20 else "") or "none"))
-            code, got = found[name][3], found[name][4]
-            if dtype is not None and _ST_DTYPES[code][1] != dtype:
-                codes = [c for c, (_, msc) in _ST_DTYPES.items() if msc == dtype]
-                raise LoadError("%s: tensor %r has dtype %s (%s), expected %s (%s)" % (
-                    path, name, code, _ST_DTYPES[code][1], codes[0] if codes else "?", dtype))
-            if shape is not None and (len(got) != len(shape) or any(w >= 0 and g != w for g, w in zip(got, shape))):
-                raise LoadError("%s: tensor %r has shape %s, expected %s" % (path, name, got, list(shape)))
-        out = {}
-        for begin, end, name, code, shape in entries:
-            f.seek(data_start + begin)
-            data = f.read(end - begin)
-            if len(data) != end - begin:
-                raise err("short read of %d bytes (the file changed while being read?)" % (end - begin), name)
-            arr = np.frombuffer(data, dtype=_ST_DTYPES[code][0]).reshape(shape)
-            if code == "BF16":
-                arr = (arr.astype(np.uint32) << 16).view(np.float32)
-            out[name] = arr.astype(arr.dtype.newbyteorder("="))
-        return out
+            arr = np.frombuffer(item["data"], dtype=_ST_DTYPES[code][0]).reshape(shape)
+        except ValueError as e:  # more dimensions than numpy allows
+            raise err("shape %s: %s" % (shape, e), name) from None
+        if code == "BF16":
+            arr = (arr.astype(np.uint32) << 16).view(np.float32)
+        out[name] = arr.astype(arr.dtype.newbyteorder("="), copy=False)
+    return out
 
 
 _ANALYZER = None
