@@ -3,15 +3,16 @@
 
     <venv python> scripts/check_models.py [--models m1,m2] [--paths fx,export,pt2]
         [--backends torch,relax,vulkan] [--out out/check_models] [--codegen build/msc-codegen]
-        [--image-size 224] [--markdown FILE]
+        [--image-size 224] [--vulkan-batch 4] [--markdown FILE]
 
 Run with the project's venv (scripts/install_venv.sh: torch 2.x, the newest apache-tvm). For each
 (model, path) it exports graph.json + weights + golden data (`fx`: torch.fx, `export`:
 torch.export, `pt2`: torch.export.save then `import_pt2`), then generates a project per backend
 and runs its own golden test: torch and relax with this interpreter (`python test_model.py`;
 relax at atol = rtol = 1e-4, see TOLERANCE),
-vulkan as one merged graph of every exported model (msc_export.graph_merge: one CMake build,
-`run_test.sh`). Prints a Markdown table -- model, path, nodes, max abs error per backend
+vulkan as merged graphs of --vulkan-batch exported models each (msc_export.graph_merge: one CMake
+build, `run_test.sh`, per batch: a merge of every model makes one model.cc too large to compile in
+reasonable time). Prints a Markdown table -- model, path, nodes, max abs error per backend
 ("fail: ..." when the export or a test failed; "n/a" where torch.fx cannot trace the model) --
 and exits 1 when anything failed.
 
@@ -205,6 +206,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(REPO, "out", "check_models"))
     ap.add_argument("--codegen", default=os.path.join(REPO, "build", "msc-codegen"))
     ap.add_argument("--image-size", type=int, default=224)
+    ap.add_argument("--vulkan-batch", type=int, default=4, help="exports merged into one Vulkan build")
     ap.add_argument("--markdown", default="", help="also write the table to this file")
     args = ap.parse_args()
     models, paths, backends = (v.split(",") for v in (args.models, args.paths, args.backends))
@@ -241,8 +243,15 @@ def main():
                                                                          if b != "vulkan"}, time.time() - t0),
                   flush=True)
     if "vulkan" in backends and exports:
-        for key, value in run_vulkan_merged(args.codegen, exports, args.out).items():
-            rows[key]["vulkan"] = value
+        keys = sorted(exports)
+        for start in range(0, len(keys), args.vulkan_batch):
+            batch = {k: exports[k] for k in keys[start:start + args.vulkan_batch]}
+            t0 = time.time()
+            for key, value in run_vulkan_merged(args.codegen, batch, os.path.join(
+                    args.out, "vulkan_batch%d" % (start // args.vulkan_batch))).items():
+                rows[key]["vulkan"] = value
+            print("vulkan %s: %s (%.0f s)" % (", ".join("%s/%s" % k for k in batch),
+                                              {k: rows[k]["vulkan"] for k in batch}, time.time() - t0), flush=True)
     lines = ["| model | path | nodes | " + " | ".join(backends) + " |", "|---|---|---|" + "---|" * len(backends)]
     failed = False
     for (model, path), row in rows.items():

@@ -58,7 +58,8 @@ if [ "$build" -eq 1 ]; then
   grep -qs '^CMAKE_CXX_COMPILER:.*clang' "$build_dir/CMakeCache.txt" ||
     rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles"
   cmake -S "$ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
-    -DCMAKE_CXX_COMPILER=clang++ -DMSC_SANITIZE=ON -DMSC_FUZZ=ON >/dev/null
+    -DCMAKE_CXX_COMPILER=clang++ -DMSC_SANITIZE=ON -DMSC_FUZZ=ON \
+    -DONNX_DIR="$(bash "$ROOT/scripts/install_onnx.sh")/lib/cmake/ONNX" >/dev/null
   cmake --build "$build_dir" -j"$(nproc)" --target "${harnesses[@]/#/fuzz_}"
 fi
 

@@ -13,6 +13,8 @@ PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libboost-filesystem-dev doctest-dev libcli11-dev
   # ONNX frontend (protobuf classes, checker, shape inference) and ONNX's backend test data
   libonnx-dev libprotobuf-dev libonnx-testdata python3-onnx
+  # the pinned ONNX release built from source (scripts/install_onnx.sh): protoc and curl
+  protobuf-compiler curl
   # Python side (exporter, generated torch/relax projects, differential tests)
   python3 python3-numpy python3-torch python3-torchvision python3-jinja2 python3-pytest
   # the project's virtual environment for today's stack (scripts/install_venv.sh)

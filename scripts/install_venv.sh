@@ -6,12 +6,14 @@
 #   bash scripts/install_venv.sh debian    Debian's stack (torch 1.13, numpy 1.24 from apt) seen
 #       through --system-site-packages, plus the pins of scripts/requirements-debian.txt (the
 #       safetensors package generated Python projects read weights with, which Debian does not
-#       package) (CMake's MSC_PYTHON).
+#       package) (CMake's MSC_PYTHON);
+#   bash scripts/install_venv.sh build     build tools from PyPI, scripts/requirements-build.txt
+#       (the cmake that scripts/install_onnx.sh needs).
 #
 # Idempotent: a venv whose stamp matches the pins file is reused as it is (well under a second);
 # when the pins change, it is rebuilt from scratch. Both the venv and pip's download cache live
 # outside the source tree, so a fresh clone on the same machine reuses them:
-#   MSC_VENV       the venv folder   (default: $MSC_CACHE/venv, or $MSC_CACHE/venv-debian)
+#   MSC_VENV       the venv folder   (default: $MSC_CACHE/venv, venv-debian or venv-build)
 #   MSC_CACHE      the cache folder  (default: ${XDG_CACHE_HOME:-$HOME/.cache}/msc-codegen)
 # Needs Debian's python3-venv (scripts/install_deps.sh installs it) and PyPI. The torch wheel
 # from PyPI is the CUDA build (~4 GB with its nvidia-* dependencies, ~7 GB installed); it runs on
@@ -23,7 +25,8 @@ case "${1:-today}" in
   today) PINS="$ROOT/scripts/requirements-venv.txt" VENV="${MSC_VENV:-$CACHE/venv}" VENV_FLAGS="" ;;
   debian) PINS="$ROOT/scripts/requirements-debian.txt" VENV="${MSC_VENV:-$CACHE/venv-debian}"
     VENV_FLAGS="--system-site-packages" ;;
-  *) echo "usage: install_venv.sh [today|debian]" >&2; exit 2 ;;
+  build) PINS="$ROOT/scripts/requirements-build.txt" VENV="${MSC_VENV:-$CACHE/venv-build}" VENV_FLAGS="" ;;
+  *) echo "usage: install_venv.sh [today|debian|build]" >&2; exit 2 ;;
 esac
 BASE=/usr/bin/python3
 stamp="$(cat "$PINS" | sha256sum | cut -d' ' -f1)${VENV_FLAGS:+ $VENV_FLAGS} $("$BASE" -c 'import sys; print(sys.version.split()[0])')"

@@ -25,7 +25,11 @@ VENV_PYTHON="$(bash "$ROOT/scripts/install_venv.sh")"
 # Debian's stack (torch 1.13, numpy 1.24) plus the safetensors package generated projects read
 # weights with: a --system-site-packages venv over /usr/bin/python3.
 DEBIAN_PYTHON="$(bash "$ROOT/scripts/install_venv.sh" debian)"
-bash "$ROOT/scripts/build.sh" -DMSC_VENV_PYTHON="$VENV_PYTHON" -DMSC_PYTHON="$DEBIAN_PYTHON"
+# The ONNX importer's library: the pinned ONNX release built from source (scripts/install_onnx.sh),
+# cached outside the clone.
+ONNX_PREFIX="$(bash "$ROOT/scripts/install_onnx.sh")"
+bash "$ROOT/scripts/build.sh" -DMSC_VENV_PYTHON="$VENV_PYTHON" -DMSC_PYTHON="$DEBIAN_PYTHON" \
+  -DONNX_DIR="$ONNX_PREFIX/lib/cmake/ONNX"
 # ctest and the sanitizer run both go on after failures; the summary line at the end counts them.
 CTEST_LOG="$(mktemp)"
 trap 'rm -f "$CTEST_LOG"' EXIT
@@ -38,7 +42,7 @@ ctest_rc=0
 grep -qs '^CMAKE_CXX_COMPILER:.*clang' "$ROOT/build-asan/CMakeCache.txt" ||
   rm -rf "$ROOT/build-asan/CMakeCache.txt" "$ROOT/build-asan/CMakeFiles"
 cmake -S "$ROOT" -B "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
-  -DCMAKE_CXX_COMPILER=clang++ -DMSC_SANITIZE=ON -DMSC_FUZZ=ON >/dev/null
+  -DCMAKE_CXX_COMPILER=clang++ -DMSC_SANITIZE=ON -DMSC_FUZZ=ON -DONNX_DIR="$ONNX_PREFIX/lib/cmake/ONNX" >/dev/null
 cmake --build "$ROOT/build-asan" -j"$(nproc)" --target msc_unit_tests msc_fuzzers
 asan_rc=0
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 "$ROOT/build-asan/tests/msc_unit_tests" ||

@@ -153,8 +153,7 @@ std::shared_ptr<const Template> EnvData::FromString(const std::string& source,
 Environment::Environment(std::string search_root)
     : Environment(std::vector<std::string>{std::move(search_root)}) {}
 
-Environment::Environment(std::vector<std::string> search_path)
-    : d_(std::make_unique<EnvData>()) {
+Environment::Environment(std::vector<std::string> search_path) : d_(std::make_unique<EnvData>()) {
   if (search_path.empty()) search_path.emplace_back();
   d_->search_path = std::move(search_path);
   AddBuiltinGlobals(d_->globals);

@@ -360,7 +360,8 @@ TEST_CASE("tmpl: a search path resolves each name to the first folder that has i
   dir.Write("backend/both.j2", "backend's");
   dir.Write("common/shared.j2", "{% include 'both.j2' %}+common");
   dir.Write("common/both.j2", "common's");
-  const std::string backend = (dir.path / "backend").string(), common = (dir.path / "common").string();
+  const std::string backend = (dir.path / "backend").string(),
+                    common = (dir.path / "common").string();
   Environment env(std::vector<std::string>{backend, common});
   // A file in a later folder includes by name too, so it sees the earlier folder's override.
   CHECK(env.Render("main.j2", Json::object()) == "backend's+common|backend's");

@@ -276,6 +276,7 @@ void Importer::Load() {
   if (opset_ < 1 || opset_ > kMaxOpset)
     throw Error(path_ + ": default-domain opset " + std::to_string(opset_) +
                 " is not supported (supported: 1-" + std::to_string(kMaxOpset) + ")");
+  CheckConstantPayloads(path_, model_.graph());  // before the checker: names the node
   try {
     onnx::checker::check_model(model_);
   } catch (const std::exception& e) {

@@ -436,6 +436,9 @@ void CheckDeclarations(const std::string& path, const onnx::GraphProto& graph) {
   for (const auto& v : graph.input()) check(v, "graph input");
   for (const auto& v : graph.output()) check(v, "graph output");
   for (const auto& v : graph.value_info()) check(v, "value_info");
+}
+
+void CheckConstantPayloads(const std::string& path, const onnx::GraphProto& graph) {
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
     if (node.op_type() != "Constant" || !(node.domain().empty() || node.domain() == "ai.onnx"))

@@ -10,8 +10,10 @@
 // takes; the table is in inference_guard.cc.
 //
 // Two layers:
-//   - CheckDeclarations(): whole-model checks before inference (value types, dims, the byte size
-//     of Constant tensors), each a msc::Error naming the file and the value or node;
+//   - CheckConstantPayloads(): the byte size of Constant tensors, before ONNX's checker (whose
+//     message, since ONNX 1.16, names no node), a msc::Error naming the file and the node;
+//   - CheckDeclarations(): whole-model checks before inference (value types, dims), each a
+//     msc::Error naming the file and the value;
 //   - GuardedSchemaRegistry(): ONNX's schema registry with a check in front of each unsafe
 //     inference function. A failed check throws ONNX's InferenceError, which InferShapes records
 //     and skips like any inference that cannot conclude (error_mode 0), so neither the inference
@@ -32,11 +34,15 @@ namespace msc::frontend::onnx_import {
 /// importer rejects):
 ///   - every graph input, graph output and value_info that has a type is a dense tensor
 ///     (tensor_type), not a sparse tensor, sequence, map or optional;
-///   - every declared dim_value is >= 0 and the product of a value's known dims fits in int64;
-///   - every Constant node's tensor `value` stored as raw_data holds exactly numel x element size
-///     bytes (ONNX's ParseData copies raw_data without checking its length).
-/// Throws msc::Error ("<path>: graph input 'x' ...", "<path>: node 'c' (Constant): ...").
+///   - every declared dim_value is >= 0 and the product of a value's known dims fits in int64.
+/// Throws msc::Error ("<path>: graph input 'x' ...").
 void CheckDeclarations(const std::string& path, const onnx::GraphProto& graph);
+
+/// Every Constant node's tensor `value` stored as raw_data holds exactly numel x element size
+/// bytes (ONNX 1.12's ParseData copies raw_data without checking its length; from 1.16 the
+/// checker refuses it without naming the node). Throws msc::Error "<path>: node 'c' (Constant):
+/// value holds 3 bytes of raw_data, its shape needs 8".
+void CheckConstantPayloads(const std::string& path, const onnx::GraphProto& graph);
 
 /// The schema registry to hand to onnx::shape_inference::InferShapes: ONNX's own schemas, with the
 /// checks of inference_guard.cc in front of the unsafe ones (patched copies, made once per
