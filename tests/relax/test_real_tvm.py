@@ -7,8 +7,8 @@ PASSED.
 The TVM under test: MSC_TVM_PYTHON (the project's venv, the newest apache-tvm wheel; ctest's
 relax_tvm_newest) or MSC_TVM_HOME (a source build, e.g. the private v0.20.0 one), see
 tests/common/tvm_under_test.py. Without either these tests are skipped with the reason "not run:
-no TVM (set MSC_TVM_PYTHON or MSC_TVM_HOME)" -- the only skip in tests/relax; a variable that
-names no usable TVM is a failure.
+no TVM (set MSC_TVM_PYTHON or MSC_TVM_HOME)"; a variable that names no usable TVM is a failure.
+The one other skip: the v0.20 batch_norm lowering check, on any other version.
 
 The projects run in two batches in parallel (run_golden_batch.py: TVM imported once per batch,
 each project's test_model.main() as `python3 test_model.py` would run it).
