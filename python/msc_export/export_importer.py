@@ -406,7 +406,7 @@ class ExportedProgramImporter(FXImporter):
     def _aten_log_softmax(self, node: fx.Node) -> Any:
         if node.args[2]:
             raise ExportError("_log_softmax with half_to_float=True is not supported")
-        return self._log_softmax_impl(self._x(node), node.args[1])
+        return self._softmax_impl(self._x(node), node.args[1], "log_softmax")
 
     def _reduce_dims(self, op: str) -> Callable[[fx.Node], Any]:
         """``amax`` / ``amin(x, dim=[], keepdim)``: ``max`` / ``min`` over ``dim`` (all when empty)."""

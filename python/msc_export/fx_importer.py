@@ -385,7 +385,8 @@ class FXImporter:
                                                  alpha=float(self.named_modules[node.target].negative_slope)),
             nn.Softplus: lambda node: self._softplus_impl(self._x(node), self.named_modules[node.target].beta,
                                                           self.named_modules[node.target].threshold),
-            nn.LogSoftmax: lambda node: self._log_softmax_impl(self._x(node), self.named_modules[node.target].dim),
+            nn.LogSoftmax: lambda node: self._softmax_impl(self._x(node), self.named_modules[node.target].dim,
+                                                           "log_softmax"),
             nn.PReLU: lambda node: self._prelu_impl(self._x(node), self._param(self.named_modules[node.target].weight)),
             nn.ConvTranspose1d: self._conv_transpose_module, nn.ConvTranspose2d: self._conv_transpose_module,
             nn.GroupNorm: self._group_norm_module,
@@ -615,15 +616,20 @@ class FXImporter:
     def _gelu_module(self, node: fx.Node) -> Any:
         return self._gelu_approx(self.named_modules[node.target].approximate, node)
 
-    def _softmax_impl(self, x: R.Expr, dim: Any) -> Any:
+    def _softmax_impl(self, x: R.Expr, dim: Any, op: str = "softmax") -> Any:
+        """``nn.softmax`` or (op "log_softmax") ``nn.log_softmax`` of ``x`` along ``dim``."""
         if dim is None:
-            raise ExportError("softmax needs an explicit dim")
-        return self.emit("relax.nn.softmax", [x], axis=int(dim))
+            raise ExportError(f"{op} needs an explicit dim")
+        return self.emit(f"relax.nn.{op}", [x], axis=int(dim))
+
+    def _softmax_node(self, node: fx.Node, op: str) -> Any:
+        """``F.<op>(x, dim)`` / ``x.<op>(dim)`` (no ``dtype=``)."""
+        if node.kwargs.get("dtype") is not None:
+            raise ExportError(f"{op} with dtype= is not supported")
+        return self._softmax_impl(self._x(node), _arg(node, 1, "dim"), op)
 
     def _softmax(self, node: fx.Node) -> Any:
-        if node.kwargs.get("dtype") is not None:
-            raise ExportError("softmax with dtype= is not supported")
-        return self._softmax_impl(self._x(node), _arg(node, 1, "dim"))
+        return self._softmax_node(node, "softmax")
 
     def _softmax_module(self, node: fx.Node) -> Any:
         return self._softmax_impl(self._x(node), self.named_modules[node.target].dim)
@@ -1342,16 +1348,8 @@ class FXImporter:
         """``F.softplus(x, beta=1, threshold=20)`` -> ``nn.softplus``."""
         return self._softplus_impl(self._x(node), _arg(node, 1, "beta", 1.0), _arg(node, 2, "threshold", 20.0))
 
-    def _log_softmax_impl(self, x: R.Expr, dim: Any) -> Any:
-        if dim is None:
-            raise ExportError("log_softmax needs an explicit dim")
-        return self.emit("relax.nn.log_softmax", [x], axis=int(dim))
-
     def _log_softmax(self, node: fx.Node) -> Any:
-        """``F.log_softmax(x, dim)`` / ``x.log_softmax(dim)`` -> ``nn.log_softmax``."""
-        if node.kwargs.get("dtype") is not None:
-            raise ExportError("log_softmax with dtype= is not supported")
-        return self._log_softmax_impl(self._x(node), _arg(node, 1, "dim"))
+        return self._softmax_node(node, "log_softmax")
 
     def _prelu_impl(self, x: R.Expr, weight: R.Expr) -> Any:
         """``prelu``: ``where(x > 0, x, w * x)``, w (one value or one per channel) reshaped to
@@ -1763,7 +1761,7 @@ class FXImporter:
         if x.sinfo.ndim < 2:
             raise ExportError("cross_entropy of an unbatched input is not supported")
         dt = x.sinfo.dtype
-        ls = self._log_softmax_impl(x, 1)
+        ls = self._softmax_impl(x, 1, "log_softmax")
         if "float" in target.sinfo.dtype:  # class probabilities
             prod = self.emit("relax.multiply", [target, ls])
             if weight is not None:
