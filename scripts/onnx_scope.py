@@ -67,7 +67,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DATA = "/usr/share/libonnx-testdata/data"
-FOLDERS = ("node", "pytorch-converted", "pytorch-operator", "simple")
+FOLDERS = ("node", "pytorch-converted", "pytorch-operator", "simple", "real")
 OPTYPES = "/work/shared/reference/msc_optypes_relax.txt"
 DEFAULT_OUT = os.path.join(ROOT, "tests", "onnx", "scope.json")
 
@@ -348,13 +348,15 @@ def _run_all(tests, timeout, log):
 def _write(records, out_path, timeout):
     import onnx
     import tvm
+    suite = ("Debian libonnx-testdata 1.12.0" if DATA == "/usr/share/libonnx-testdata/data"
+             else "tests/onnx/testdata.py's %s" % DATA.replace(os.path.expanduser("~"), "~"))
     source = (
-        "scripts/onnx_scope.py on %s: ONNX backend tests of Debian libonnx-testdata 1.12.0 "
-        "(python3-onnx %s), relax frontend of TVM %s "
+        "scripts/onnx_scope.py on %s: ONNX backend tests of SUITE "
+        "(onnx %s), relax frontend of TVM %s "
         "(tvm.relax.frontend.onnx.from_onnx, keep_params_in_input=False, static input shapes, "
         "%d s per test), MSC relax optypes from msc_optypes_relax.txt. "
         "in_scope = fp32 and msc; see the script's docstring and docs/onnx-scope.md"
-        % (datetime.date.today().isoformat(), onnx.__version__, tvm.__version__, timeout))
+        % (datetime.date.today().isoformat(), onnx.__version__, tvm.__version__, timeout)).replace("SUITE", suite)
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     with open(out_path, "w") as f:
         f.write('{"source":%s,\n"tests":{\n' % json.dumps(source))
@@ -407,25 +409,32 @@ def _summary(records):
 
 
 def main():
+    global DATA
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=DEFAULT_OUT, help="scope JSON to write (%(default)s)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per conversion")
     ap.add_argument("--log", default="/tmp/onnx_scope.log", help="worker stderr (%(default)s)")
     ap.add_argument("--only", help="regex on '<folder>/<test>': examine only these (debugging)")
     ap.add_argument("--worker", metavar="TODO", help=argparse.SUPPRESS)
+    ap.add_argument("--data", default=DATA, help="suite folder (%(default)s, or tests/onnx/testdata.py's output)")
     args = ap.parse_args()
+    DATA = os.path.abspath(args.data)
     if args.worker:
         worker(args.worker, args.timeout)
         return
     if not os.environ.get("MSC_TVM_HOME") and "tvm" not in os.environ.get("PYTHONPATH", ""):
-        sys.exit("error: set MSC_TVM_HOME, PYTHONPATH and TVM_LIBRARY_PATH to a TVM v0.20 build")
+        try:
+            import tvm  # noqa: F401  an installed apache-tvm (the project venv)
+        except ImportError:
+            sys.exit("error: run with a Python that has apache-tvm, or set MSC_TVM_HOME, PYTHONPATH and "
+                     "TVM_LIBRARY_PATH to a TVM build")
     home = os.environ.get("MSC_TVM_HOME")
     if home:
         os.environ["PYTHONPATH"] = os.pathsep.join(
             p for p in (os.path.join(home, "python"), os.environ.get("PYTHONPATH")) if p)
         os.environ.setdefault("TVM_LIBRARY_PATH", os.path.join(home, "build"))
         sys.path.insert(0, os.path.join(home, "python"))
-    tests = sorted(os.path.join(DATA, f, t) for f in FOLDERS
+    tests = sorted(os.path.join(DATA, f, t) for f in FOLDERS if os.path.isdir(os.path.join(DATA, f))
                    for t in os.listdir(os.path.join(DATA, f))
                    if os.path.exists(os.path.join(DATA, f, t, "model.onnx")))
     if args.only:

@@ -472,7 +472,7 @@ std::optional<std::vector<Tensor>> FoldNode(const onnx::NodeProto& node,
   if (op == "ReduceProd" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {
     const Values& a = in[0];
     const int64_t rank = static_cast<int64_t>(a.shape.size());
-    std::vector<int64_t> axes = (op == "ReduceSum" && opset >= 13)
+    std::vector<int64_t> axes = opset >= ReduceAxesInputSince(op)
                                     ? (has(1) ? Ints(node, in[1]) : std::vector<int64_t>{})
                                     : attrs.Ints("axes");
     if (axes.empty() && attrs.Int("noop_with_empty_axes", 0)) return One(a);

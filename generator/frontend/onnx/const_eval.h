@@ -4,7 +4,7 @@
 // torch.onnx's usual pattern); MSC's ops take such shapes as static attrs, so the importer folds
 // these subgraphs as TVM's relax ONNX frontend does. Only integer / bool / float32 / float64
 // tensors of at most kMaxFoldElements elements are folded; anything else is left to the converters.
-// Semantics are the ONNX operator spec (onnx/docs/Operators.md, opsets 7-17).
+// Semantics are the ONNX operator spec (onnx/docs/Operators.md, opsets 7-28).
 #pragma once
 
 #include <optional>
@@ -22,6 +22,12 @@ constexpr int64_t kMaxFoldElements = 1 << 20;
 
 /// Whether the folder knows `op_type` (default domain).
 bool CanFold(const std::string& op_type);
+
+/// The opset from which reduction `op_type` takes its axes as input 1 instead of the `axes`
+/// attribute: 13 for ReduceSum, 18 for every other Reduce* (onnx/docs/Changelog.md).
+inline int64_t ReduceAxesInputSince(const std::string& op_type) {
+  return op_type == "ReduceSum" ? 13 : 18;
+}
 
 /// Evaluates `node` (opset `opset`) on constant inputs (nullptr for an omitted optional input).
 /// Returns nullopt when the case is not supported (dtype, size, attribute) — the node is then

@@ -27,6 +27,10 @@ struct Value {
   std::vector<std::string> prims;  ///< MSC prims (symbolic dims), [] when static.
   std::shared_ptr<const weights::Tensor> constant;
   bool failed = false;  ///< produced by a node that could not be converted.
+  /// An ONNX sequence (SequenceConstruct, ...): its tensors, known at import time by position;
+  /// `tensor` and `constant` are then unset. MSC has no sequence type, so a sequence must be
+  /// taken apart (SequenceAt, ConcatFromSequence) before it reaches a graph output.
+  std::shared_ptr<const std::vector<Value>> items;
 };
 
 /// A converter cannot express a node (attribute value, input kind). The importer collects these
@@ -77,6 +81,14 @@ class ConvertContext {
   std::vector<double> ConstDoubles(int k) const;
   /// The MSC tensor of input k (a constant becomes a `constant` node once, aliased by its name).
   std::string T(int k);
+  /// The MSC tensor of a sequence item (a constant item becomes a `constant` node).
+  std::string T(const Value& item);
+  /// The items of sequence input k; Fail()s when it is not a sequence.
+  const std::vector<Value>& Seq(int k) const;
+  /// Binds ONNX output k to a sequence of `items`.
+  void BindSeq(int k, std::vector<Value> items);
+  /// Binds ONNX output k to a sequence item (its tensor or its constant).
+  void BindItem(int k, const Value& item);
   /// Rank of input k.
   int64_t Rank(int k) const { return static_cast<int64_t>(In(k).shape.size()); }
 
@@ -116,6 +128,21 @@ using ConverterMap = std::map<std::string, Converter>;
 
 /// Every converter, keyed by ONNX op type (default domain).
 const ConverterMap& Converters();
+
+/// The ONNX type of a value after shape inference, or nullptr when unknown.
+using TypeOf = std::function<const onnx::TypeProto*(const std::string& onnx_name)>;
+/// Whether a converter takes `node` (opset `opset`).
+using Takes = std::function<bool(const onnx::NodeProto& node, const NodeAttrs& attrs,
+                                 int64_t opset, const TypeOf& type_of)>;
+/// ONNX function ops (ops whose schema defines them by a body of other ONNX ops, e.g. Attention,
+/// GroupNormalization) whose converter takes only some nodes: the converter's condition. A node
+/// it does not take -- and a node of a function op without a converter -- is replaced by ONNX's
+/// own function body before conversion (Importer::ExpandFunctions), so that its semantics are the
+/// spec's exactly.
+const std::map<std::string, Takes>& PartialConverters();
+bool AttentionTakes(const onnx::NodeProto& node, const NodeAttrs& attrs, int64_t opset,
+                    const TypeOf& type_of);
+bool SwishTakes(const NodeAttrs& attrs);
 
 void RegisterElementwiseOps(ConverterMap& m);
 void RegisterNnOps(ConverterMap& m);

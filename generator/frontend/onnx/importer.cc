@@ -10,6 +10,8 @@
 #include <vector>
 
 #include <onnx/checker.h>
+#include <onnx/defs/function.h>
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 #include <boost/filesystem.hpp>
 
@@ -29,9 +31,29 @@ using weights::Tensor;
 
 namespace {
 
-constexpr int64_t kMinIrVersion = 3, kMaxIrVersion = 8, kMaxOpset = 17;
+constexpr int64_t kMinIrVersion = 3;
+
+/// The newest IR version and default-domain opset of the ONNX library the importer is built on
+/// (ONNX 1.23.2: IR 14, opset 28; Debian's 1.12 fallback: IR 8, opset 17). Older models are read
+/// by the converters' per-opset rules; newer ones would need schemas this library lacks.
+int64_t MaxIrVersion() { return onnx::Version::IR_VERSION; }
+int64_t MaxOpset() {
+  return onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
+}
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+bool DefaultDomain(const onnx::NodeProto& node) {
+  return node.domain().empty() || node.domain() == "ai.onnx";
+}
+
+/// The schema of default-domain `op_type` at `opset` when ONNX defines the op by a function body
+/// of other ops (fixed, or built from the node's attributes and input types), else nullptr.
+const onnx::OpSchema* FunctionSchema(const std::string& op_type, int64_t opset) {
+  const onnx::OpSchema* s =
+      onnx::OpSchemaRegistry::Schema(op_type, static_cast<int>(opset), onnx::ONNX_DOMAIN);
+  return s && (s->HasFunction() || s->HasContextDependentFunction()) ? s : nullptr;
+}
 
 /// MSC's name hint of an optype (SetExprName names a call after its op, a composite after its
 /// anchor call).
@@ -214,6 +236,10 @@ class Importer {
   /// The MSC tensor of an ONNX value, materializing a constant once.
   std::string TensorOf(const std::string& onnx_name) {
     Value& v = Val(onnx_name);
+    if (v.items)
+      throw Unsupported("'" + onnx_name +
+                        "' is a sequence, which has no MSC type: only SequenceAt, SequenceLength, "
+                        "SequenceInsert, SequenceErase and ConcatFromSequence can take it");
     if (v.tensor.empty()) {
       if (!v.constant)
         throw Error("internal: value '" + onnx_name + "' has neither tensor nor constant");
@@ -231,6 +257,9 @@ class Importer {
   void InferAndFold();
   void ReadValueTypes();
   std::optional<std::vector<Tensor>> TryFold(const onnx::NodeProto& node);
+  bool NeedsBody(const onnx::NodeProto& node) const;
+  bool ExpandBody(const onnx::NodeProto& node,
+                  google::protobuf::RepeatedPtrField<onnx::NodeProto>* into);
   void CheckOpTypes(bool before_folding) const;
   void AddInputs();
   void ConvertNodes();
@@ -247,6 +276,7 @@ class Importer {
   std::map<std::string, int64_t> counters_;
   std::map<std::string, std::pair<size_t, size_t>> tensor_pos_;
   std::set<std::string> input_symbols_;
+  int64_t expanded_ = 0;
   ImportResult result_;
 };
 
@@ -259,10 +289,10 @@ void Importer::Load() {
   if (model_.graph().output_size() == 0)
     throw Error(path_ +
                 ": the ONNX graph has no outputs (graph.output is empty): nothing to compute");
-  if (model_.ir_version() < kMinIrVersion || model_.ir_version() > kMaxIrVersion)
+  if (model_.ir_version() < kMinIrVersion || model_.ir_version() > MaxIrVersion())
     throw Error(path_ + ": ONNX IR version " + std::to_string(model_.ir_version()) +
                 " is not supported (supported: " + std::to_string(kMinIrVersion) + "-" +
-                std::to_string(kMaxIrVersion) + ")");
+                std::to_string(MaxIrVersion()) + ")");
   for (const auto& imp : model_.opset_import())
     if (imp.domain().empty() || imp.domain() == "ai.onnx") opset_ = imp.version();
   if (opset_ == 0) {
@@ -273,9 +303,9 @@ void Importer::Load() {
                 (domains.empty() ? std::string("none") : domains) +
                 ": ops of other domains have no MSC optypes");
   }
-  if (opset_ < 1 || opset_ > kMaxOpset)
+  if (opset_ < 1 || opset_ > MaxOpset())
     throw Error(path_ + ": default-domain opset " + std::to_string(opset_) +
-                " is not supported (supported: 1-" + std::to_string(kMaxOpset) + ")");
+                " is not supported (supported: 1-" + std::to_string(MaxOpset()) + ")");
   CheckConstantPayloads(path_, model_.graph());  // before the checker: names the node
   try {
     onnx::checker::check_model(model_);
@@ -446,6 +476,86 @@ std::optional<std::vector<Tensor>> Importer::TryFold(const onnx::NodeProto& node
   return FoldNode(node, ins, opset_);
 }
 
+/// A default-domain node that no converter takes (see PartialConverters) but ONNX defines by a
+/// function body.
+bool Importer::NeedsBody(const onnx::NodeProto& node) const {
+  if (!DefaultDomain(node)) return false;
+  const std::string& op = node.op_type();
+  if (Converters().count(op)) {
+    auto it = PartialConverters().find(op);
+    if (it == PartialConverters().end()) return false;
+    const TypeOf type_of = [this](const std::string& name) -> const onnx::TypeProto* {
+      auto t = types_.find(name);
+      return t == types_.end() ? nullptr : &t->second;
+    };
+    if (it->second(node, NodeAttrs(node), opset_, type_of)) return false;
+  }
+  return FunctionSchema(op, opset_) != nullptr;
+}
+
+/// Appends ONNX's function body of `node` at the model's opset to `into` (ONNX's own expansion,
+/// onnx::FunctionExpandHelper: inputs, outputs and attributes bound, internal values renamed
+/// "Func_<node>_<name>"). A body built from the node's context needs every input's type; returns
+/// false (node kept, reported unsupported later) when one is unknown or ONNX cannot build it.
+bool Importer::ExpandBody(const onnx::NodeProto& node,
+                          google::protobuf::RepeatedPtrField<onnx::NodeProto>* into) {
+  const onnx::OpSchema* schema = FunctionSchema(node.op_type(), opset_);
+  onnx::FunctionProto body;
+  try {
+    const onnx::FunctionProto* fixed = nullptr;
+    if (schema->HasFunction()) {
+#if __has_include(<onnx/inliner/inliner.h>)  // ONNX >= 1.16: bodies per opset version
+      fixed = schema->GetFunction(static_cast<int>(opset_));
+#else
+      fixed = schema->GetFunction();
+#endif
+    }
+    if (fixed) {
+      body = *fixed;
+    } else if (schema->HasContextDependentFunction()) {
+      std::vector<onnx::TypeProto> types;
+      for (const auto& in : node.input()) {
+        if (in.empty()) {
+          types.emplace_back();
+          continue;
+        }
+        auto it = types_.find(in);
+        if (it == types_.end()) return false;
+        types.push_back(it->second);
+      }
+      onnx::FunctionBodyBuildContextImpl ctx(node, types);
+#if __has_include(<onnx/inliner/inliner.h>)
+      if (!schema->BuildContextDependentFunction(ctx, body, static_cast<int>(opset_)))
+        return false;
+#else
+      if (!schema->BuildContextDependentFunction(ctx, body)) return false;
+#endif
+    } else {
+      return false;
+    }
+    // A unique node name: FunctionExpandHelper names the body's internal values after it.
+    onnx::NodeProto named = node;
+    named.set_name((node.name().empty() ? node.op_type() : node.name()) + "__" +
+                   std::to_string(++expanded_));
+    onnx::GraphProto g;
+    onnx::FunctionExpandHelper(named, body, g, "");
+    for (auto& n : *g.mutable_node()) {
+      // FunctionExpandHelper binds an attribute the node omits to the schema's default, and an
+      // optional attribute without one (SoftmaxCrossEntropyLoss's ignore_index) to an empty,
+      // untyped AttributeProto that reads as 0: dropped, the attribute stays absent.
+      auto* attrs = n.mutable_attribute();
+      for (int k = attrs->size() - 1; k >= 0; --k)
+        if (attrs->Get(k).type() == onnx::AttributeProto::UNDEFINED) attrs->DeleteSubrange(k, 1);
+      *into->Add() = std::move(n);
+    }
+  } catch (const std::exception& e) {
+    throw Error(path_ + ": node " + NodeLabel(node) + ": ONNX's function body of " +
+                node.op_type() + "-" + std::to_string(opset_) + " cannot be expanded: " +
+                e.what());
+  }
+  return true;
+}
+
 void Importer::InferAndFold() {
   for (const auto& init : model_.graph().initializer())
     known_[init.name()] = std::make_shared<Tensor>(
@@ -471,6 +581,10 @@ void Importer::InferAndFold() {
         throw Error(path_ + ": " + e.what());
       }
       if (!r || static_cast<int>(r->size()) < node.output_size()) {
+        if (NeedsBody(node) && ExpandBody(node, &kept)) {
+          folded_any = true;  // the body's nodes need inference (and may fold) in turn
+          continue;
+        }
         *kept.Add() = node;
         continue;
       }
@@ -553,9 +667,11 @@ void Importer::CheckOpTypes(bool before_folding) const {
   std::map<std::string, std::vector<std::string>> missing;
   for (int i = 0; i < model_.graph().node_size(); ++i) {
     const onnx::NodeProto& node = model_.graph().node(i);
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    const bool default_domain = DefaultDomain(node);
     if (default_domain &&
-        (converters.count(node.op_type()) || (before_folding && CanFold(node.op_type()))))
+        (converters.count(node.op_type()) ||
+         (before_folding &&
+          (CanFold(node.op_type()) || FunctionSchema(node.op_type(), opset_) != nullptr))))
       continue;
     const std::string type =
         default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
@@ -588,6 +704,10 @@ void Importer::ConvertNodes() {
     if (!skip) {
       try {
         ConvertContext ctx(*this, node, opset_);
+        // A node its converter does not take was meant to become ONNX's function body.
+        if (NeedsBody(node))
+          ctx.Fail("these attributes / inputs have no MSC expression, and ONNX's function body "
+                   "could not be built (an input's type is unknown after shape inference)");
         converters.at(node.op_type())(ctx);
         for (const auto& out : node.output())
           if (!out.empty() && !values_.count(out))
@@ -675,6 +795,29 @@ std::string ConvertContext::T(int k) {
   return imp_.TensorOf(node.input(k));
 }
 
+std::string ConvertContext::T(const Value& item) {
+  return item.tensor.empty() ? ConstTensor(*item.constant) : item.tensor;
+}
+
+const std::vector<Value>& ConvertContext::Seq(int k) const {
+  const Value& v = In(k);
+  if (!v.items) Fail("input " + std::to_string(k) + " ('" + node.input(k) + "') is not a sequence");
+  return *v.items;
+}
+
+void ConvertContext::BindSeq(int k, std::vector<Value> items) {
+  if (!HasOut(k)) return;
+  Value v;
+  v.items = std::make_shared<const std::vector<Value>>(std::move(items));
+  imp_.SetValue(node.output(k), v);
+}
+
+void ConvertContext::BindItem(int k, const Value& item) {
+  if (!HasOut(k)) return;
+  if (item.tensor.empty()) return BindConst(k, *item.constant);
+  Bind(k, item.tensor);
+}
+
 OutSpec ConvertContext::Out(int k) const { return imp_.StaticInfo(node.output(k), Label()); }
 
 std::vector<std::string> ConvertContext::Emit(const std::string& optype,
@@ -747,6 +890,20 @@ const ConverterMap& Converters() {
     RegisterReduceOps(m);
     return m;
   }();
+  return map;
+}
+
+const std::map<std::string, Takes>& PartialConverters() {
+  static const std::map<std::string, Takes> map = {
+      {"Attention", AttentionTakes},
+      {"Swish", [](const onnx::NodeProto&, const NodeAttrs& a, int64_t,
+                   const TypeOf&) { return SwishTakes(a); }},
+      // GroupNormalization-18 scales per group; opset 21 per channel (nn.group_norm's gamma)
+      {"GroupNormalization",
+       [](const onnx::NodeProto&, const NodeAttrs&, int64_t opset, const TypeOf&) {
+         return opset >= 21;
+       }},
+  };
   return map;
 }
 

@@ -247,9 +247,23 @@ void Softplus(C& c) {
   c.EmitOut("nn.softplus", {c.T(0)}, Attrs({{"beta", "1.000000"}, {"threshold", "20.000000"}}));
 }
 
+/// Gelu (20): approximate "none" -> nn.gelu (x * Phi(x), erf form), "tanh" -> nn.gelu_tanh
+/// (Hendrycks & Gimpel 2016, the tanh approximation both ONNX and torch name so).
+void Gelu(C& c) {
+  const std::string approximate = c.attrs.Str("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    c.Fail("approximate '" + approximate + "' is not 'none' or 'tanh'");
+  c.EmitOut(approximate == "tanh" ? "nn.gelu_tanh" : "nn.gelu", {c.T(0)}, {});
+}
+
 }  // namespace
 
+bool SwishTakes(const NodeAttrs& attrs) { return attrs.Float("alpha", 1.0f) == 1.0f; }
+
 void RegisterElementwiseOps(ConverterMap& m) {
+  m["Gelu"] = Gelu;
+  // Swish (24) with alpha 1 is SiLU; other alphas take ONNX's function body (x * Sigmoid(alpha x)).
+  m["Swish"] = [](C& c) { c.EmitOut("nn.silu", {c.T(0)}, {}); };
   for (const auto& [onnx_op, optype] : std::vector<std::pair<std::string, std::string>>{
            {"Abs", "abs"},     {"Acos", "acos"},      {"Acosh", "acosh"},     {"Asin", "asin"},
            {"Asinh", "asinh"}, {"Atan", "atan"},      {"Atanh", "atanh"},     {"Ceil", "ceil"},

@@ -305,49 +305,86 @@ void Gemm(C& c) {
 /// input (relax's frontend emits matmul(A, B); MSC's linear patterns need a permute_dims).
 void MatMul(C& c) { c.EmitOut("matmul", {c.T(0), c.T(1)}, Attrs({{"out_dtype", ""}})); }
 
-/// MaxPool (1, 8, 10, 11, 12) / AveragePool (1, 7, 10, 11) on 1-D / 2-D data ->
-/// nn.{max,avg}_pool{1,2}d. dilations from MaxPool-10, ceil_mode from opset 10,
+/// MaxPool (1, 8, 10, 11, 12, 22) / AveragePool (1, 7, 10, 11, 19, 22) on 1-D / 2-D data ->
+/// nn.{max,avg}_pool{1,2}d. dilations from MaxPool-10 and AveragePool-19, ceil_mode from opset 10,
 /// count_include_pad from AveragePool-7; auto_pad as explicit padding. MaxPool's Indices output
 /// has no MSC equivalent.
-void Pool(C& c, bool is_max) {
+void Pool(C& c, bool is_max, bool is_lp = false) {
+  if (c.Rank(0) == 5 && !is_lp) return Pool3dAs2d(c, is_max);
   const size_t nd = SpatialDims(c, "pooling");
   if (is_max && c.HasOut(1)) c.Fail("the Indices output (argmax positions) has no MSC equivalent");
   const std::vector<int64_t> kernel = c.attrs.Ints("kernel_shape");
   if (kernel.size() != nd)
     c.Fail("kernel_shape must have " + Str(static_cast<int64_t>(nd)) + " values");
   const Value& x = c.In(0);
-  const Window w = ReadWindow(c, kernel, Spatial(x.shape), is_max && c.opset >= 10);
-  const bool ceil = c.opset >= 10 && c.attrs.Int("ceil_mode", 0) != 0;
-  const bool include_pad = !is_max && c.opset >= 7 && c.attrs.Int("count_include_pad", 0) != 0;
+  Window w = ReadWindow(c, kernel, Spatial(x.shape), c.opset >= (is_max ? 10 : is_lp ? 18 : 19));
+  bool ceil = c.opset >= 10 && c.attrs.Int("ceil_mode", 0) != 0;
+  if (is_lp && ceil) c.Fail("ceil_mode is not supported for LpPool");
+  const bool include_pad =
+      is_lp || (!is_max && c.opset >= 7 && c.attrs.Int("count_include_pad", 0) != 0);
   const OutSpec out = c.Out(0);
   std::vector<int64_t> expect;
+  bool dropped = false;  // ceil_mode left a window that starts in the end padding
   for (size_t i = 0; i < nd; ++i) {
     const int64_t in = x.shape[2 + i];
     if (in < 0) {
       expect.push_back(-1);
       continue;
     }
-    const int64_t n =
+    int64_t n =
         WindowOut(in, kernel[i], w.strides[i], w.dilations[i], w.pads[i], w.pads[nd + i], ceil);
     if (n < 1) c.Fail("the pooling window is larger than the padded input");
-    if (ceil && (n - 1) * w.strides[i] >= in + w.pads[i])
-      c.Fail("with ceil_mode the last window of spatial dim " + Str(static_cast<int64_t>(i)) +
-             " starts in the end padding; relax keeps such windows, torch drops them");
+    // Such a window is dropped (ONNX's shape inference and reference since onnx 1.20, as torch).
+    if (ceil && (n - 1) * w.strides[i] >= in + w.pads[i]) --n, dropped = true;
     expect.push_back(n);
   }
   CheckSpatial(c, out, expect);
+  if (dropped) {
+    // relax would keep the dropped window: floor mode instead, with the end padding that makes
+    // floor count exactly the kept windows (the extra padding is only ever read by the last,
+    // partial window, where max and average-without-padding ignore it).
+    if (include_pad)
+      c.Fail("with ceil_mode and count_include_pad a window that starts in the end padding is "
+             "dropped; its neighbour's divisor has no MSC expression");
+    for (size_t i = 0; i < nd; ++i) {
+      const int64_t in = x.shape[2 + i], eff = (kernel[i] - 1) * w.dilations[i] + 1;
+      if (in < 0) c.Fail("with ceil_mode dropping a window, the spatial dims must be static");
+      if (WindowOut(in, kernel[i], w.strides[i], w.dilations[i], w.pads[i], w.pads[nd + i],
+                    false) != expect[i])
+        w.pads[nd + i] = (expect[i] - 1) * w.strides[i] + eff - in - w.pads[i];
+    }
+    ceil = false;
+  }
   const std::string layout = nd == 2 ? "NCHW" : "NCW";
   const std::string optype =
       std::string(is_max ? "nn.max_pool" : "nn.avg_pool") + (nd == 2 ? "2d" : "1d");
-  c.EmitOut(optype, {c.T(0)},
-            Attrs({{"dilation", ir::AttrInts(w.dilations)},
-                   {"layout", layout},
-                   {"padding", PaddingAttr(w.pads)},
-                   {"out_layout", layout},
-                   {"ceil_mode", ir::AttrBool(ceil)},
-                   {"pool_size", ir::AttrInts(kernel)},
-                   {"count_include_pad", ir::AttrBool(include_pad)},
-                   {"strides", ir::AttrInts(w.strides)}}));
+  const auto attrs = Attrs({{"dilation", ir::AttrInts(w.dilations)},
+                            {"layout", layout},
+                            {"padding", PaddingAttr(w.pads)},
+                            {"out_layout", layout},
+                            {"ceil_mode", ir::AttrBool(ceil)},
+                            {"pool_size", ir::AttrInts(kernel)},
+                            {"count_include_pad", ir::AttrBool(include_pad)},
+                            {"strides", ir::AttrInts(w.strides)}});
+  if (!is_lp) {
+    c.EmitOut(optype, {c.T(0)}, attrs);
+    return;
+  }
+  // LpPool: (sum over the window of |x|^p)^(1/p), the zero padding included (ONNX reference,
+  // op_lp_pool.py) = (avg_pool(|x|^p, count_include_pad) * window size)^(1/p).
+  const int64_t p = c.attrs.Int("p", 2);
+  if (p < 1) c.Fail("p = " + Str(p) + " must be >= 1");
+  const OutSpec in = InSpec(c, 0);
+  const std::string xt = c.T(0);
+  std::string t = p == 2 ? Node(c, "multiply", {xt, xt}, {}, in) : Node(c, "abs", {xt}, {}, in);
+  if (p > 2) t = Node(c, "power", {t, Scalar(c, in.dtype, static_cast<double>(p))}, {}, in);
+  int64_t size = 1;
+  for (int64_t k : kernel) size *= k;
+  t = Node(c, optype, {t}, attrs, out);
+  t = Node(c, "multiply", {t, Scalar(c, in.dtype, static_cast<double>(size))}, {}, out);
+  if (p == 2) t = Node(c, "sqrt", {t}, {}, out);
+  if (p > 2) t = Node(c, "power", {t, Scalar(c, in.dtype, 1.0 / static_cast<double>(p))}, {}, out);
+  c.Bind(0, t);
 }
 
 /// GlobalAveragePool / GlobalMaxPool: mean / max over the spatial dims with keepdims, as relax's
@@ -443,7 +480,13 @@ void Dropout(C& c) {
   else
     c.Bind(0, c.T(0));
   if (c.HasOut(1)) {
-    const OutSpec mask = c.Out(1);
+    // Old exports leave the unused mask's type to inference, which some opsets do not give.
+    const Value& x = c.In(0);
+    OutSpec mask{c.opset < 10 ? x.dtype : "bool", x.shape, x.prims};
+    try {
+      mask = c.Out(1);
+    } catch (const Unsupported&) {
+    }
     if (!mask.prims.empty()) c.Fail("the mask output needs a static shape");
     c.Bind(1, Node(c, "ones", {},
                    Attrs({{"shape", ir::AttrInts(mask.shape)}, {"dtype", mask.dtype}}), mask));
@@ -462,7 +505,7 @@ void Einsum(C& c) {
 }
 
 /// Pad (1: `paddings`, 2: `pads` / `value` attrs, 11 / 13: `pads` / `constant_value` inputs,
-/// which must be constants) -> nn.pad with pad_width [before_0, after_0, ...] from ONNX's
+/// 18: optional `axes` input; all must be constants) -> nn.pad with pad_width [before_0, after_0, ...] from ONNX's
 /// [begin_0, begin_1, ..., end_0, end_1, ...]; modes constant / reflect / edge.
 void Pad(C& c) {
   const std::string mode = c.attrs.Str("mode", "constant");
@@ -482,6 +525,24 @@ void Pad(C& c) {
     }
   }
   const int64_t rank = c.Rank(0);
+  if (c.opset >= 18 && c.Has(3)) {
+    // Pad-18 `axes`: pads holds [begin, end] for those axes only; the others are not padded.
+    const std::vector<int64_t> axes = c.ConstInts(3);
+    const auto n = static_cast<int64_t>(axes.size());
+    if (static_cast<int64_t>(pads.size()) != 2 * n)
+      c.Fail("pads has " + Str(static_cast<int64_t>(pads.size())) + " values, expected 2 x " +
+             Str(n) + " axes");
+    std::vector<int64_t> full(static_cast<size_t>(2 * rank), 0);
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t a = NormAxis(c, axes[static_cast<size_t>(i)], rank);
+      if (seen[static_cast<size_t>(a)]) c.Fail("axes repeat axis " + Str(a));
+      seen[static_cast<size_t>(a)] = true;
+      full[static_cast<size_t>(a)] = pads[static_cast<size_t>(i)];
+      full[static_cast<size_t>(a + rank)] = pads[static_cast<size_t>(i + n)];
+    }
+    pads = full;
+  }
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     c.Fail("pads has " + Str(static_cast<int64_t>(pads.size())) + " values, expected 2 x rank " +
            Str(rank));
@@ -505,7 +566,8 @@ void Pad(C& c) {
                    {"pad_width", ir::AttrInts(width)}}));
 }
 
-/// DepthToSpace (1, 11, 13; mode DCR / CRD from 11) and SpaceToDepth (1, 13) on static 4-D NCHW:
+/// DepthToSpace (1, 11, 13; mode DCR / CRD from 11) and SpaceToDepth (1, 13; mode from 28) on
+/// static 4-D NCHW:
 /// reshape + permute_dims + reshape, as relax's frontend (and the ONNX spec) writes them.
 void DepthSpace(C& c, bool to_space) {
   const int64_t bs = c.attrs.Int("blocksize", 0);
@@ -537,8 +599,15 @@ void DepthSpace(C& c, bool to_space) {
   } else {
     if (h % bs != 0 || w % bs != 0)
       c.Fail("spatial dims " + Str(h) + "x" + Str(w) + " are not multiples of blocksize");
+    // SpaceToDepth-28 added `mode`; before, DCR. CRD keeps the channel outermost.
+    const std::string mode = c.opset >= 28 ? c.attrs.Str("mode", "DCR") : "DCR";
     split = {b, ch, h / bs, bs, w / bs, bs};
-    perm = {0, 3, 5, 1, 2, 4};
+    if (mode == "DCR")
+      perm = {0, 3, 5, 1, 2, 4};
+    else if (mode == "CRD")
+      perm = {0, 1, 3, 5, 2, 4};
+    else
+      c.Fail("mode '" + mode + "' is not DCR or CRD");
     int64_t oc = 0;
     if (__builtin_mul_overflow(ch, bs2, &oc)) c.Fail("the output channels overflow int64");
     out = {b, oc, h / bs, w / bs};
@@ -548,15 +617,82 @@ void DepthSpace(C& c, bool to_space) {
   c.Bind(0, Reshape(c, t, out, PrimsOf(out, batch)));
 }
 
+/// Attention (23-25) as AttentionTakes accepts it -> msc.attention: Q [B, N, S_q, H], K / V
+/// [B, N, S_kv, H / H_v] permuted to relax's [B, S, N, H] (axes 0,2,1,3), softmax(Q K^T * scale
+/// + mask) V with `scale` (default 1 / sqrt(H), msc.attention's default), a float attn_mask
+/// reshaped to 4-D, is_causal as causal_mask TopLeft (ONNX aligns the causal frontier
+/// bottom-right by the past length, which is 0 without past_key), Y permuted back.
+void Attention(C& c) {
+  std::vector<std::string> ins{c.T(0), c.T(1), c.T(2)};
+  if (c.Has(3)) {
+    const Value& m = c.In(3);
+    if (m.shape.size() > 4) c.Fail("attn_mask has rank " + Str(c.Rank(3)) + " (at most 4)");
+    std::vector<int64_t> shape(4 - m.shape.size(), 1);
+    shape.insert(shape.end(), m.shape.begin(), m.shape.end());
+    ins.push_back(m.shape.size() == 4 ? c.T(3) : Reshape(c, c.T(3), shape));
+  }
+  const std::string perm = "0,2,1,3";
+  c.EmitOut("msc.attention", ins,
+            Attrs({{"axes", perm},
+                   {"axes_1", perm},
+                   {"axes_2", perm},
+                   {"axes_3", perm},
+                   {"scale", c.attrs.Has("scale") ? ir::AttrFloat(c.attrs.Float("scale", 0)) : ""},
+                   {"causal_mask", c.attrs.Int("is_causal", 0) ? "TopLeft" : ""},
+                   {"window_size", ""}}));
+}
+
 }  // namespace
 
+bool AttentionTakes(const onnx::NodeProto& node, const NodeAttrs& attrs, int64_t,
+                    const TypeOf& type_of) {
+  // Q, K, V and at most a float attn_mask; only Y; no softcap, windows or softmax precision.
+  for (int k = 4; k < node.input_size(); ++k)
+    if (!node.input(k).empty()) return false;
+  for (int k = 1; k < node.output_size(); ++k)
+    if (!node.output(k).empty()) return false;
+  if (node.input_size() < 3 || attrs.Float("softcap", 0) != 0 ||
+      attrs.Int("left_window_size", -1) != -1 || attrs.Int("right_window_size", -1) != -1 ||
+      attrs.Has("softmax_precision"))
+    return false;
+  std::vector<const onnx::TypeProto*> t;
+  for (int k = 0; k < node.input_size(); ++k)
+    t.push_back(node.input(k).empty() ? nullptr : type_of(node.input(k)));
+  auto dims = [&](int k) -> std::vector<int64_t> {
+    std::vector<int64_t> d;
+    if (k >= static_cast<int>(t.size()) || !t[k] || !t[k]->has_tensor_type() ||
+        !t[k]->tensor_type().has_shape())
+      return d;
+    for (const auto& x : t[k]->tensor_type().shape().dim())
+      d.push_back(x.has_dim_value() ? x.dim_value() : -1);
+    return d;
+  };
+  const std::vector<int64_t> q = dims(0), kk = dims(1), v = dims(2);
+  // 4-D with one head count (3-D inputs and grouped-query heads take the function body)
+  if (q.size() != 4 || kk.size() != 4 || v.size() != 4 || q[1] < 0 || q[1] != kk[1] ||
+      q[1] != v[1])
+    return false;
+  if (node.input_size() > 3 && !node.input(3).empty()) {
+    if (attrs.Int("is_causal", 0)) return false;
+    const onnx::TypeProto* m = t[3];
+    if (!m || !m->has_tensor_type() || m->tensor_type().elem_type() != t[0]->tensor_type().elem_type())
+      return false;  // a bool mask takes the body (fully masked rows give zeros, not NaN)
+  }
+  return true;
+}
+
 void RegisterNnOps(ConverterMap& m) {
+  m["Attention"] = Attention;
   m["Conv"] = Conv;
   m["ConvTranspose"] = ConvTranspose;
   m["Gemm"] = Gemm;
   m["MatMul"] = MatMul;
   m["MaxPool"] = [](C& c) { Pool(c, true); };
   m["AveragePool"] = [](C& c) { Pool(c, false); };
+  m["LpPool"] = [](C& c) {
+    if (c.opset < 2) c.Fail("LpPool-1 (float p) is not supported");
+    Pool(c, false, true);
+  };
   m["GlobalAveragePool"] = [](C& c) { GlobalPool(c, "mean"); };
   m["GlobalMaxPool"] = [](C& c) { GlobalPool(c, "max"); };
   m["Flatten"] = Flatten;

@@ -7,6 +7,12 @@
 // convolved in 2-D with W[:, :, kd] (the H/W padding, strides, dilations and groups of the 3-D
 // conv); the kD results are added (the bias once, on the first tap: msc.conv2d_bias), reshaped to
 // [N, oD, O, oH, oW] and permuted to [N, O, oD, oH, oW].
+//
+// 3-D max / average pooling is separable over its box window: a 2-D pool over (H, W) of x seen as
+// [N, C * D, H, W], then a (kD, 1) pool over depth of the result seen as [N, C, D, oH * oW]. Max
+// of maxes is the max; for averages the divisor is the product of the per-axis counts (with or
+// without the padding, ceil_mode's partial windows included), so an average of averages is the
+// average.
 #include <algorithm>
 #include <cstring>
 
@@ -101,6 +107,54 @@ void Conv3dAsConv2d(C& c) {
   }
   sum = Reshape(c, sum, {n, od, o, oh, ow});
   c.Bind(0, Permute(c, sum, {0, 2, 1, 3, 4}));
+}
+
+void Pool3dAs2d(C& c, bool is_max) {
+  const std::string what = std::string("3-D ") + (is_max ? "MaxPool" : "AveragePool");
+  if (is_max && c.HasOut(1)) c.Fail("the Indices output (argmax positions) has no MSC equivalent");
+  const std::vector<int64_t> xs = StaticShape(c, 0, what);
+  const std::vector<int64_t> kernel = c.attrs.Ints("kernel_shape");
+  if (kernel.size() != 3) c.Fail("kernel_shape must have 3 values");
+  const Window w =
+      ReadWindow(c, kernel, {xs[2], xs[3], xs[4]}, c.opset >= (is_max ? 10 : 19));
+  const bool ceil = c.opset >= 10 && c.attrs.Int("ceil_mode", 0) != 0;
+  const bool include_pad = !is_max && c.opset >= 7 && c.attrs.Int("count_include_pad", 0) != 0;
+  std::vector<int64_t> o(3);
+  for (size_t i = 0; i < 3; ++i) {
+    o[i] = WindowOut(xs[2 + i], kernel[i], w.strides[i], w.dilations[i], w.pads[i], w.pads[3 + i],
+                     ceil);
+    if (o[i] < 1) c.Fail("the pooling window is larger than the padded input");
+    if (ceil && (o[i] - 1) * w.strides[i] >= xs[2 + i] + w.pads[i])
+      c.Fail("with ceil_mode the last window of spatial dim " + std::to_string(i) +
+             " starts in the end padding");
+  }
+  const OutSpec out = c.Out(0);
+  if (out.shape != std::vector<int64_t>{xs[0], xs[1], o[0], o[1], o[2]})
+    c.Fail("output shape " + weights::FormatShape(out.shape) + " differs from the window's " +
+           weights::FormatShape({xs[0], xs[1], o[0], o[1], o[2]}));
+  const std::string optype = is_max ? "nn.max_pool2d" : "nn.avg_pool2d";
+  auto attrs = [&](std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> d,
+                   std::vector<int64_t> p) {
+    return Attrs({{"dilation", ir::AttrInts(d)},
+                  {"layout", "NCHW"},
+                  {"padding", PaddingAttr(p)},
+                  {"out_layout", "NCHW"},
+                  {"ceil_mode", ir::AttrBool(ceil)},
+                  {"pool_size", ir::AttrInts(k)},
+                  {"count_include_pad", ir::AttrBool(include_pad)},
+                  {"strides", ir::AttrInts(s)}});
+  };
+  const std::string dtype = out.dtype;
+  std::string t = Reshape(c, c.T(0), {xs[0], xs[1] * xs[2], xs[3], xs[4]});
+  t = Node(c, optype, {t},
+           attrs({kernel[1], kernel[2]}, {w.strides[1], w.strides[2]},
+                 {w.dilations[1], w.dilations[2]}, {w.pads[1], w.pads[2], w.pads[4], w.pads[5]}),
+           {dtype, {xs[0], xs[1] * xs[2], o[1], o[2]}, {}});
+  t = Reshape(c, t, {xs[0], xs[1], xs[2], o[1] * o[2]});
+  t = Node(c, optype, {t},
+           attrs({kernel[0], 1}, {w.strides[0], 1}, {w.dilations[0], 1}, {w.pads[0], 0, w.pads[3], 0}),
+           {dtype, {xs[0], xs[1], o[0], o[1] * o[2]}, {}});
+  c.Bind(0, Reshape(c, t, out.shape));
 }
 
 }  // namespace nn

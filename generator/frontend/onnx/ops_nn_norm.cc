@@ -1,5 +1,6 @@
 // ONNX normalization ops -> MSC: BatchNormalization (nn.batch_norm + get_item, as MSC writes
-// relax's batch_norm tuple), LayerNormalization (nn.layer_norm), and compositions of MSC
+// relax's batch_norm tuple), LayerNormalization (nn.layer_norm), GroupNormalization
+// (nn.group_norm), RMSNormalization (nn.rms_norm), and compositions of MSC
 // elementwise / reduction optypes following the formulas of the ONNX operator spec
 // (onnx/docs/Operators.md, opsets 1-17) for InstanceNormalization (as relax's frontend composes
 // it), MeanVarianceNormalization, LpNormalization and LRN.
@@ -212,6 +213,64 @@ void LayerNorm(C& c) {
   }
 }
 
+/// GroupNormalization (21; opset 18's per-group scale and bias take ONNX's function body, see
+/// PartialConverters) on N x C x D1 ... -> nn.group_norm over the spatial dims, channel axis 1,
+/// with constant Scale / B [C] as gamma / beta (else multiply / add after it; stash_type is the
+/// computation's precision, which nn.group_norm takes from the input).
+void GroupNorm(C& c) {
+  const int64_t rank = c.Rank(0);
+  if (rank < 3) c.Fail("input rank " + Str(rank) + " has no spatial dims (needs N x C x D1 ...)");
+  const OutSpec like = InSpec(c, 0);
+  const int64_t channels = like.shape[1];
+  const int64_t groups = c.attrs.Int("num_groups", 0);
+  if (channels < 0) c.Fail("the channel dim must be static");
+  if (groups < 1 || channels % groups != 0)
+    c.Fail("num_groups " + Str(groups) + " does not divide the " + Str(channels) + " channels");
+  const std::vector<int64_t> cshape = ChannelShape(c, 1, channels, rank);
+  ChannelShape(c, 2, channels, rank);
+  const bool affine = c.IsConst(1) && c.IsConst(2);
+  std::vector<WeightSpec> ws;
+  if (affine) ws = {{"gamma", c.Const(1), c.InName(1), ""}, {"beta", c.Const(2), c.InName(2), ""}};
+  std::string y = Node(c, "nn.group_norm", {c.T(0)},
+                       Attrs({{"num_groups", Str(groups)},
+                              {"channel_axis", "1"},
+                              {"axes", ir::AttrInts(AxesFrom(2, rank))},
+                              {"epsilon", ir::AttrFloat(static_cast<float>(NormEpsilon(c)))},
+                              {"center", ir::AttrBool(affine)},
+                              {"scale", ir::AttrBool(affine)}}),
+                       like, ws);
+  if (!affine) {  // Scale / B computed at run time: applied per channel after the norm
+    const std::string scale = InputAs(c, 1, cshape);
+    y = Ew(c, "multiply", {y, scale}, like);
+    const std::string bias = InputAs(c, 2, cshape);
+    y = Ew(c, "add", {y, bias}, like);
+  }
+  c.Bind(0, y);
+}
+
+/// RMSNormalization (23) over dims [axis, rank): nn.rms_norm (axes as negative indices) with a
+/// constant Scale of the normalized shape as its weight, else followed by a multiply (Scale
+/// broadcasts unidirectionally, as in the ONNX function body).
+void RmsNorm(C& c) {
+  const int64_t rank = c.Rank(0);
+  const int64_t axis = NormAxis(c, c.attrs.Int("axis", -1), rank);
+  const OutSpec like = InSpec(c, 0);
+  std::vector<int64_t> neg_axes, norm_shape;
+  for (int64_t d = axis; d < rank; ++d) {
+    neg_axes.push_back(d - rank);
+    norm_shape.push_back(like.shape[static_cast<size_t>(d)]);
+  }
+  const bool weight = c.IsConst(1) && c.In(1).shape == norm_shape;
+  std::vector<WeightSpec> ws;
+  if (weight) ws.push_back({"weight", c.Const(1), c.InName(1), ""});
+  std::string y = Node(c, "nn.rms_norm", {c.T(0)},
+                       Attrs({{"axes", ir::AttrInts(neg_axes)},
+                              {"epsilon", ir::AttrFloat(static_cast<float>(NormEpsilon(c)))}}),
+                       like, ws);
+  if (!weight) y = Ew(c, "multiply", {y, c.T(1)}, like);
+  c.Bind(0, y);
+}
+
 /// MeanVarianceNormalization (9, 13) over `axes` (default [0, 2, 3]), the ONNX function body:
 /// (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
 void MeanVarianceNorm(C& c) {
@@ -232,8 +291,8 @@ void MeanVarianceNorm(C& c) {
   c.Bind(0, Ew(c, "divide", {Ew(c, "subtract", {x, mean}, like), std_dev}, like));
 }
 
-/// LpNormalization (1): x / ||x||_p along `axis` (default -1), p = 1 (sum of |x|) or 2
-/// (sqrt of the sum of squares), keepdims; no epsilon (as the ONNX reference).
+/// LpNormalization (1, 22): x / ||x||_p along `axis` (default -1), p = 1 (sum of |x|) or 2
+/// (sqrt of the sum of squares), keepdims; no epsilon, 0 where the norm is 0 (ONNX reference).
 void LpNorm(C& c) {
   const int64_t rank = c.Rank(0);
   const int64_t axis = NormAxis(c, c.attrs.Int("axis", -1), rank);
@@ -248,7 +307,12 @@ void LpNorm(C& c) {
     norm = Reduce(c, "sum", Ew(c, "multiply", {x, x}, like), like, {axis});
     norm = Ew(c, "sqrt", {norm}, Reduced(like, {axis}, true));
   }
-  c.Bind(0, Ew(c, "divide", {x, norm}, like));
+  // A zero norm gives 0, not 0 / 0 (the ONNX reference, op_lp_normalization.py, and the spec's
+  // tests from onnx 1.20: test_l2normalization_axis_0).
+  const OutSpec rs = Reduced(like, {axis}, true);
+  const std::string zero = Scalar(c, like.dtype, 0);
+  const std::string is_zero = Ew(c, "equal", {norm, zero}, {"bool", rs.shape, rs.prims});
+  c.Bind(0, Ew(c, "where", {is_zero, zero, Ew(c, "divide", {x, norm}, like)}, like));
 }
 
 /// LRN (1, 13) across channels: Y = X / (bias + alpha / size * square_sum)^beta with
@@ -292,6 +356,8 @@ void RegisterNnNormOps(ConverterMap& m) {
   m["BatchNormalization"] = BatchNorm;
   m["InstanceNormalization"] = InstanceNorm;
   m["LayerNormalization"] = LayerNorm;
+  m["GroupNormalization"] = GroupNorm;
+  m["RMSNormalization"] = RmsNorm;
   m["MeanVarianceNormalization"] = MeanVarianceNorm;
   m["LpNormalization"] = LpNorm;
   m["LRN"] = Lrn;

@@ -91,6 +91,8 @@ int64_t WindowOut(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64
 /// Conv on 5-D NCDHW data with a constant weight, as 2-D convolutions summed over the kernel's
 /// depth taps (ops_nn_conv3d.cc). Fail()s for a run-time weight or bias, or a symbolic shape.
 void Conv3dAsConv2d(C& c);
+/// 3-D MaxPool / AveragePool on static NCDHW data as two 2-D pools (ops_nn_conv3d.cc).
+void Pool3dAs2d(C& c, bool is_max);
 
 }  // namespace nn
 }  // namespace msc::frontend::onnx_import

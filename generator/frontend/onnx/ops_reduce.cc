@@ -8,7 +8,8 @@
 //   ReduceLogSumExp = log(sum(exp(x - max(x)))) + max(x) (max and sum keep dims; squeezed after
 //   when keepdims=0).
 // Axes: the `axes` attr (ReduceSum before opset 13, every other reduction up to opset 17) or
-// ReduceSum's constant `axes` input (opset 13); none = all axes ("" in MSC), unless
+// the constant `axes` input (ReduceSum from opset 13, the others from 18); none = all axes
+// ("" in MSC), unless
 // noop_with_empty_axes=1 makes the node an identity. keepdims defaults to 1.
 // ArgMax/ArgMin -> argmax/argmin (int64); select_last_index=1 is
 // (n - 1) - argmax(flip(x, axis)), the first hit in the flipped axis being the last in x.
@@ -50,8 +51,10 @@ Reduce ReduceArgs(C& c) {
   Reduce r;
   const Value& x = c.In(0);
   r.in = {x.dtype, x.shape, x.prims};
-  if (c.node.op_type() == "ReduceSum" && c.opset >= 13) {
-    if (c.attrs.Has("axes")) c.Fail("the 'axes' attribute was replaced by input 1 in opset 13");
+  const int64_t since = ReduceAxesInputSince(c.node.op_type());
+  if (c.opset >= since) {
+    if (c.attrs.Has("axes"))
+      c.Fail("the 'axes' attribute was replaced by input 1 in opset " + std::to_string(since));
     if (c.Has(1)) {
       // A graph input of static shape [0] is known to be empty without being a constant.
       const Value& a = c.In(1);

@@ -240,7 +240,8 @@ void Concat(C& c) {
 }
 
 /// Split into NumOutputs() pieces along `axis`: sizes from the `split` attr (opset 2-12; opset 1
-/// also as input 1) or the constant `split` input (opset 13), else equal pieces. MSC's
+/// also as input 1), the constant `split` input (opset 13), `num_outputs` (opset 18: pieces of
+/// ceil(dim / n), the last smaller), else equal pieces. MSC's
 /// indices_or_sections: the section count ("3") for equal pieces, else the split points ("2,5").
 void Split(C& c) {
   const int64_t axis = InputAxis(c, c.attrs.Int("axis", 0), 0);
@@ -254,6 +255,17 @@ void Split(C& c) {
     sizes = IntsInput(c, 1, "the split sizes");
   }
   std::string sections;
+  if (sizes.empty() && c.opset >= 18 && c.attrs.Has("num_outputs")) {
+    // Split-18: ceil(dim / num_outputs) per piece, the last one smaller when it does not divide.
+    const int64_t k = c.attrs.Int("num_outputs", 0);
+    if (k != n)
+      c.Fail("num_outputs is " + std::to_string(k) + ", the node has " + std::to_string(n) +
+             " outputs");
+    const int64_t chunk = (dim + n - 1) / n;
+    for (int i = 0; i < n; ++i)
+      sizes.push_back(std::clamp<int64_t>(dim - chunk * i, 0, chunk));
+    if (dim % n == 0) sizes.clear();  // equal pieces: the section count below
+  }
   if (sizes.empty()) {
     if (dim % n != 0)
       c.Fail("cannot split dim " + std::to_string(axis) + " of size " + std::to_string(dim) +
@@ -698,9 +710,116 @@ void Unique(C& c) {
       "which MSC's static graphs cannot express");
 }
 
+
+// --- sequences: MSC has no sequence type; a sequence whose structure is known at import time
+// (SequenceEmpty / SequenceConstruct, items inserted and erased at constant positions) is kept
+// as its list of tensors, and the ops that read it become ordinary nodes (ONNX spec, opset 11).
+
+/// The constant position input `k` of a sequence op on `n` items, normalized; `end` is the
+/// default when the input is omitted; an insert position may be n (append).
+size_t SeqPos(const C& c, int k, size_t n, int64_t end, bool insert) {
+  int64_t pos = end;
+  if (c.Has(k)) {
+    const std::vector<int64_t> v = IntsInput(c, k, "the position");
+    if (v.size() != 1) c.Fail("the position must hold one value");
+    pos = v[0];
+  }
+  const auto len = static_cast<int64_t>(n);
+  if (pos < 0) pos += len;
+  if (pos < 0 || pos > len || (pos == len && !insert))
+    c.Fail("position " + std::to_string(pos) + " is out of range for a sequence of " +
+           std::to_string(n) + " tensors");
+  return static_cast<size_t>(pos);
+}
+
+void SequenceInsert(C& c) {
+  std::vector<Value> items = c.Seq(0);
+  const Value& t = c.In(1);
+  if (t.items) c.Fail("input 1 must be a tensor");
+  const size_t pos = SeqPos(c, 2, items.size(), static_cast<int64_t>(items.size()), true);
+  items.insert(items.begin() + static_cast<std::ptrdiff_t>(pos), t);
+  c.BindSeq(0, std::move(items));
+}
+
+void SequenceErase(C& c) {
+  std::vector<Value> items = c.Seq(0);
+  if (items.empty()) c.Fail("erase from an empty sequence");
+  const size_t pos = SeqPos(c, 1, items.size(), -1, false);
+  items.erase(items.begin() + static_cast<std::ptrdiff_t>(pos));
+  c.BindSeq(0, std::move(items));
+}
+
+/// ConcatFromSequence: concat along `axis`, or with new_axis = 1 a stack (each item given a new
+/// dim at `axis`, which may then be rank).
+void ConcatFromSequence(C& c) {
+  const std::vector<Value>& items = c.Seq(0);
+  if (items.empty()) c.Fail("the sequence is empty");
+  const bool new_axis = c.attrs.Int("new_axis", 0) != 0;
+  const auto rank = static_cast<int64_t>(items[0].shape.size());
+  int64_t axis = c.attrs.Int("axis", 0);
+  const int64_t out_rank = rank + (new_axis ? 1 : 0);
+  if (axis < -out_rank || axis >= std::max<int64_t>(out_rank, 1))
+    c.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(out_rank));
+  if (axis < 0) axis += out_rank;
+  std::vector<std::string> ins;
+  for (const Value& v : items) {
+    std::string t = c.T(v);
+    if (new_axis) {
+      std::vector<int64_t> shape = v.shape;
+      shape.insert(shape.begin() + axis, 1);
+      std::vector<std::string> prims = v.prims;
+      if (!prims.empty()) prims.insert(prims.begin() + axis, "1");
+      t = c.Emit("expand_dims", {t}, Attrs({{"axis", AttrInts({axis})}}), {{v.dtype, shape, prims}})[0];
+    }
+    ins.push_back(t);
+  }
+  // ONNX's inference leaves the concatenated dim unknown (it does not track items); with static
+  // items it is their sum.
+  bool all_static = true;
+  OutSpec out{items[0].dtype, items[0].shape, {}};
+  if (new_axis) out.shape.insert(out.shape.begin() + axis, 0);
+  out.shape[static_cast<size_t>(axis)] = 0;
+  for (const Value& v : items) {
+    if (static_cast<int64_t>(v.shape.size()) != rank)
+      c.Fail("the sequence's tensors differ in rank (" + std::to_string(v.shape.size()) + " and " +
+             std::to_string(rank) + ")");
+    all_static = all_static && v.prims.empty() && v.dtype == out.dtype;
+    out.shape[static_cast<size_t>(axis)] += new_axis ? 1 : v.shape.at(static_cast<size_t>(axis));
+  }
+  if (!all_static) {
+    c.EmitOut("concat", ins, Attrs({{"axis", AttrInt(axis)}}));
+    return;
+  }
+  c.Bind(0, c.Emit("concat", ins, Attrs({{"axis", AttrInt(axis)}}), {out})[0]);
+}
+
 }  // namespace
 
 void RegisterTensorOps(ConverterMap& m) {
+  m["SequenceEmpty"] = [](C& c) { c.BindSeq(0, {}); };
+  m["SequenceConstruct"] = [](C& c) {
+    std::vector<Value> items;
+    for (int k = 0; k < c.NumInputs(); ++k) {
+      if (c.In(k).items) c.Fail("input " + std::to_string(k) + " must be a tensor");
+      items.push_back(c.In(k));
+    }
+    c.BindSeq(0, std::move(items));
+  };
+  m["SequenceInsert"] = SequenceInsert;
+  m["SequenceErase"] = SequenceErase;
+  m["SequenceAt"] = [](C& c) {
+    const std::vector<Value>& items = c.Seq(0);
+    c.BindItem(0, items[SeqPos(c, 1, items.size(), 0, false)]);
+  };
+  m["SequenceLength"] = [](C& c) {
+    c.BindConst(0, MakeIntTensor("int64", {}, {static_cast<int64_t>(c.Seq(0).size())}));
+  };
+  m["ConcatFromSequence"] = ConcatFromSequence;
+  // OptionalGetElement of a tensor (not an optional) is the tensor (ONNX spec, opset 18).
+  m["OptionalGetElement"] = [](C& c) {
+    if (c.In(0).items) c.Fail("input 0 must be a tensor or an optional tensor");
+    c.Bind(0, c.T(0));
+  };
   m["Reshape"] = Reshape;
   m["Transpose"] = Transpose;
   m["Concat"] = Concat;
