@@ -15,4 +15,22 @@ set_tests_properties(onnx onnx_conformance onnx_conformance_vulkan PROPERTIES TI
 # The real models' relax projects also run on the newest apache-tvm (the project's venv).
 if(MSC_VENV_PYTHON)
   set_property(TEST onnx APPEND PROPERTY ENVIRONMENT "MSC_TVM_PYTHON=${MSC_VENV_PYTHON}")
+  # The backend suite of the ONNX release the importer is built on (tests/onnx/testdata.py, made
+  # with the venv's onnx once and cached): torch + relax (static checks) over every test, vulkan
+  # over the tests tests/onnx/scope-onnx-1.23.2.json marks in scope; regressions against
+  # tests/onnx/expected-onnx-1.23.2.json fail them.
+  set(MSC_ONNX_SUITE --data-python ${MSC_VENV_PYTHON} --scope ${CMAKE_CURRENT_SOURCE_DIR}/onnx/scope-onnx-1.23.2.json
+      --expect ${CMAKE_CURRENT_SOURCE_DIR}/onnx/expected-onnx-1.23.2.json)
+  add_test(NAME onnx_conformance_release
+           COMMAND ${MSC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/onnx/conformance.py --backends torch,relax ${MSC_ONNX_SUITE})
+  add_test(NAME onnx_conformance_release_vulkan
+           COMMAND ${MSC_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/onnx/conformance.py --backends vulkan
+                   --list ${CMAKE_CURRENT_SOURCE_DIR}/onnx/vulkan_subset-onnx-1.23.2.txt ${MSC_ONNX_SUITE})
+  # Today's exporters (torch.onnx.export, dynamo=False / True) on every backend, ONNX Runtime too.
+  add_test(NAME onnx_exporters
+           COMMAND ${MSC_VENV_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/onnx/test_onnx_exporters.py)
+  set_tests_properties(onnx_conformance_release onnx_conformance_release_vulkan onnx_exporters PROPERTIES
+    TIMEOUT 2400 ENVIRONMENT
+    "MSC_CODEGEN=$<TARGET_FILE:msc-codegen>;MSC_SHARED_REFERENCE_DIR=${CMAKE_SOURCE_DIR}/../shared/reference;PYTHONPATH=${CMAKE_SOURCE_DIR}/python;MSC_VK_VALIDATION=1")
+  set_property(TEST onnx_exporters APPEND PROPERTY ENVIRONMENT "MSC_TVM_PYTHON=${MSC_VENV_PYTHON}")
 endif()

@@ -75,8 +75,12 @@ __all__ = ["MODELS", "MIN_OPSET", "MAX_OPSET", "ModelSpec", "build_model", "pert
            "export_onnx", "write_tensor_protos", "op_histogram", "main"]
 
 #: the models this module exports
-MODELS = ("resnet18", "mobilenet_v2", "efficientnet_b0", "text_transformer")
-#: opsets torch 1.13's exporter supports (``torch.onnx._constants.ONNX_MIN_OPSET``/``ONNX_MAX_OPSET``)
+MODELS = ("resnet18", "mobilenet_v2", "efficientnet_b0", "text_transformer", "vit_b_16", "gpt2_block")
+#: torch.onnx's two exporters: "legacy" (TorchScript, ``dynamo=False``; torch 1.13's only one) and
+#: "dynamo" (``torch.export`` + onnxscript, ``dynamo=True``, torch >= 2.5's default)
+EXPORTERS = ("legacy", "dynamo")
+#: opsets torch 1.13's exporter supports (``torch.onnx._constants.ONNX_MIN_OPSET``/``ONNX_MAX_OPSET``);
+#: :func:`opset_range` gives the installed torch's
 MIN_OPSET, MAX_OPSET = 7, 17
 #: BatchNorm calibration of the CNNs, as ``examples/models/export.py`` (``--calib-batches`` 2)
 CALIB_SHAPE, CALIB_BATCHES = (4, 3, 224, 224), 2
@@ -87,6 +91,25 @@ TEXT_NOISE_STD = 0.05
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _TEXT_EXAMPLE = os.path.join(_REPO, "examples", "text_transformer", "export.py")
+_GPT2_EXAMPLE = os.path.join(_REPO, "examples", "gpt2_block", "export.py")
+
+
+def opset_range(exporter: str = "legacy") -> Tuple[int, int, int]:
+    """``(min, default, max)`` opset of the installed torch's ``exporter`` (one of :data:`EXPORTERS`):
+    torch.onnx._constants (torch 2.x: legacy ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET, dynamo
+    ONNX_MAX_OPSET; both default to ONNX_DEFAULT_OPSET); torch 1.13: 7..17, default 13 and no
+    dynamo exporter (``ValueError``)."""
+    import torch
+    from torch.onnx import _constants as c
+
+    if exporter not in EXPORTERS:
+        raise ValueError(f"unknown exporter {exporter!r}; expected one of {', '.join(EXPORTERS)}")
+    if not hasattr(c, "ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET"):  # torch 1.13
+        if exporter == "dynamo":
+            raise ValueError(f"torch {torch.__version__} has no dynamo ONNX exporter (torch >= 2.5)")
+        return MIN_OPSET, c.ONNX_DEFAULT_OPSET, MAX_OPSET
+    top = c.ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET if exporter == "legacy" else c.ONNX_MAX_OPSET
+    return c.ONNX_MIN_OPSET if exporter == "legacy" else 18, min(c.ONNX_DEFAULT_OPSET, top), top
 
 
 class ModelSpec:
@@ -101,15 +124,21 @@ class ModelSpec:
         self.output_names = list(output_names)
 
 
-def _text_transformer_class():
-    """``TextTransformer`` from ``examples/text_transformer/export.py`` (loaded by file path)."""
-    if not os.path.isfile(_TEXT_EXAMPLE):
-        raise FileNotFoundError(f"text_transformer: {_TEXT_EXAMPLE} not found (the model is defined there)")
-    spec = importlib.util.spec_from_file_location("msc_export_text_transformer_example", _TEXT_EXAMPLE)
+def _example(name: str, path: str):
+    """The module of the example ``path`` (loaded by file path; the model is defined there)."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{name}: {path} not found (the model is defined there)")
+    spec = importlib.util.spec_from_file_location("msc_export_%s_example" % name, path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"text_transformer: cannot load {_TEXT_EXAMPLE}")
+        raise ImportError(f"{name}: cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def _text_transformer_class():
+    """``TextTransformer`` from ``examples/text_transformer/export.py``."""
+    module = _example("text_transformer", _TEXT_EXAMPLE)
     if getattr(module, "SEQ", None) != TEXT_SEQ or getattr(module, "PAD", None) != 0:
         raise ImportError(f"text_transformer: {_TEXT_EXAMPLE} no longer has SEQ = {TEXT_SEQ}, PAD = 0")
     return module.TextTransformer
@@ -146,6 +175,10 @@ def build_model(name: str, seed: int = 0) -> ModelSpec:
         tokens = torch.zeros(1, TEXT_SEQ, dtype=torch.int64)
         tokens[0, :TEXT_TOKENS] = torch.randint(2, TEXT_VOCAB, (TEXT_TOKENS,))
         return ModelSpec(name, model, [tokens.numpy()], ["tokens"], ["logits"])
+    if name == "gpt2_block":
+        module = _example("gpt2_block", _GPT2_EXAMPLE)
+        model = module.TinyGPT2().eval()
+        return ModelSpec(name, model, [module.encode("MSC codegen: GPT")], ["tokens"], ["logits"])
     model = getattr(torchvision.models, name)(weights=None)
     reinit_zero_linears(model, seed=seed)
     calibrate_batch_norm(model, list(CALIB_SHAPE), CALIB_BATCHES, seed)
@@ -191,20 +224,44 @@ def write_tensor_protos(arrays: Sequence[np.ndarray], names: Sequence[str], fold
     return paths
 
 
-def export_onnx(name: str, opset: int, out_dir: str, seed: int = 0) -> Dict[str, object]:
-    """Build ``name``, export it at ``opset`` into ``out_dir`` (layout: module docstring), check it.
+def ort_max_abs_diff(model_bytes: bytes, spec: ModelSpec, outputs: Sequence[np.ndarray]) -> object:
+    """Max |ONNX Runtime's output - golden| over every output of the exported model (ONNX Runtime
+    as a second reference: one CPU thread, all graph optimizations); None when the
+    ``onnxruntime`` package is not installed (Debian's Python); the error's text (a str) when ONNX
+    Runtime cannot run the model (its Attention kernel, 1.32, refuses a mask that broadcasts over
+    the query length, which the ONNX spec allows)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.log_severity_level = 3
+    try:
+        sess = ort.InferenceSession(model_bytes, opts, providers=["CPUExecutionProvider"])
+        got = sess.run(spec.output_names, dict(zip(spec.input_names, spec.inputs)))
+    except Exception as err:  # noqa: BLE001  onnxruntime's Fail / InvalidArgument / ...
+        return "onnxruntime %s cannot run it: %s" % (ort.__version__, str(err).split("\n")[0][:400])
+    return max(float(np.max(np.abs(g.astype(np.float64) - o.astype(np.float64)))) for g, o in zip(got, outputs))
+
+
+def export_onnx(name: str, opset: int, out_dir: str, seed: int = 0, exporter: str = "legacy") -> Dict[str, object]:
+    """Build ``name``, export it with ``exporter`` (:data:`EXPORTERS`) at ``opset`` into ``out_dir``
+    (layout: module docstring), check it.
 
     Returns ``{"model": path, "inputs": [paths], "outputs": [paths], "ops": {op_type: count},
     "bytes": model size, "seconds": {"build", "export", "golden", "write"}: (wall, cpu),
-    "peak": [max |x| per golden output]}``.
-    Raises ``ValueError`` for an opset outside :data:`MIN_OPSET`..:data:`MAX_OPSET`,
+    "peak": [max |x| per golden output], "opset", "ir_version", "ort_max_abs": see
+    :func:`ort_max_abs_diff`}``.
+    Raises ``ValueError`` for an opset outside :func:`opset_range`,
     ``onnx.checker.ValidationError`` for an invalid export, ``msc_export.ExportError`` for
     degenerate golden outputs."""
     import onnx
     import torch
 
-    if not MIN_OPSET <= opset <= MAX_OPSET:
-        raise ValueError(f"opset {opset}: torch {torch.__version__} exports opsets {MIN_OPSET}..{MAX_OPSET}")
+    low, _, high = opset_range(exporter)
+    if not low <= opset <= high:
+        raise ValueError(f"opset {opset}: torch {torch.__version__}'s {exporter} exporter exports opsets {low}..{high}")
     seconds: Dict[str, Tuple[float, float]] = {}
 
     def _clock() -> Tuple[float, float]:
@@ -219,12 +276,23 @@ def export_onnx(name: str, opset: int, out_dir: str, seed: int = 0) -> Dict[str,
     _since("build", t)
 
     t = _clock()
-    buf = io.BytesIO()
     args = tuple(torch.from_numpy(x) for x in spec.inputs)
-    torch.onnx.export(spec.model, args, buf, export_params=True, opset_version=opset,
-                      training=torch.onnx.TrainingMode.EVAL, do_constant_folding=True,
-                      input_names=spec.input_names, output_names=spec.output_names)
-    model_bytes = buf.getvalue()
+    if exporter == "dynamo":
+        import warnings
+
+        from .exporter import _dense_transformer_encoders
+        with warnings.catch_warnings(), _dense_transformer_encoders(spec.model):
+            warnings.simplefilter("ignore")
+            program = torch.onnx.export(spec.model, args, dynamo=True, opset_version=opset, verbose=False,
+                                        input_names=spec.input_names, output_names=spec.output_names)
+        model_bytes = program.model_proto.SerializeToString()
+    else:
+        buf = io.BytesIO()
+        extra = {"dynamo": False} if hasattr(torch.onnx, "ONNXProgram") else {}
+        torch.onnx.export(spec.model, args, buf, export_params=True, opset_version=opset,
+                          training=torch.onnx.TrainingMode.EVAL, do_constant_folding=True,
+                          input_names=spec.input_names, output_names=spec.output_names, **extra)
+        model_bytes = buf.getvalue()
     proto = onnx.load_from_string(model_bytes)
     onnx.checker.check_model(proto, full_check=True)
     got_in = [i.name for i in proto.graph.input]
@@ -237,6 +305,7 @@ def export_onnx(name: str, opset: int, out_dir: str, seed: int = 0) -> Dict[str,
     t = _clock()
     outputs = golden_outputs(spec)
     _since("golden", t)
+    ort_diff = ort_max_abs_diff(model_bytes, spec, outputs)
 
     t = _clock()
     data_dir = os.path.join(out_dir, "test_data_set_0")
@@ -249,7 +318,9 @@ def export_onnx(name: str, opset: int, out_dir: str, seed: int = 0) -> Dict[str,
     _since("write", t)
     return {"model": model_path, "inputs": in_paths, "outputs": out_paths, "ops": op_histogram(proto),
             "bytes": len(model_bytes), "seconds": seconds,
-            "peak": [float(np.max(np.abs(o))) for o in outputs]}
+            "peak": [float(np.max(np.abs(o))) for o in outputs], "ort_max_abs": ort_diff,
+            "opset": next(o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")),
+            "ir_version": proto.ir_version}
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -257,21 +328,29 @@ def main(argv: Optional[List[str]] = None) -> int:
                                  description="Export a seeded model to ONNX with golden data "
                                              "(the layout of ONNX's backend tests).")
     ap.add_argument("model", choices=MODELS)
-    ap.add_argument("--opset", type=int, required=True, help=f"ONNX opset, {MIN_OPSET}..{MAX_OPSET}")
+    ap.add_argument("--opset", type=int, default=0,
+                    help="ONNX opset (default: the exporter's default; torch 1.13: 7..17)")
+    ap.add_argument("--exporter", choices=EXPORTERS, default="legacy",
+                    help="torch.onnx.export(dynamo=False) or (dynamo=True, torch >= 2.5)")
     ap.add_argument("--out", required=True, help="output folder (model.onnx, test_data_set_0/)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
     args = ap.parse_args(argv)
-    if not MIN_OPSET <= args.opset <= MAX_OPSET:
-        ap.error(f"--opset {args.opset}: torch 1.13 exports opsets {MIN_OPSET}..{MAX_OPSET}")
 
     import torch
 
     from .fx_importer import ExportError
 
+    try:
+        low, default, high = opset_range(args.exporter)
+    except ValueError as err:
+        ap.error(str(err))
+    args.opset = args.opset or default
+    if not low <= args.opset <= high:
+        ap.error(f"--opset {args.opset}: torch {torch.__version__}'s {args.exporter} exporter exports opsets {low}..{high}")
     torch.set_num_threads(args.threads)
     try:
-        info = export_onnx(args.model, args.opset, args.out, args.seed)
+        info = export_onnx(args.model, args.opset, args.out, args.seed, args.exporter)
     except (ExportError, ValueError, OSError) as err:
         print(f"error: {args.model} opset {args.opset}: {err}", file=sys.stderr)
         return 1
@@ -284,6 +363,11 @@ def main(argv: Optional[List[str]] = None) -> int:
           f"{len(info['inputs'])} input(s), {len(info['outputs'])} output(s) (max |x| "
           f"{', '.join(f'{p:.3g}' for p in info['peak'])})")
     print(f"  time: {timing}")
+    ort = info["ort_max_abs"]
+    if isinstance(ort, float):
+        print(f"  ONNX Runtime: max |ort - golden| = {ort:.3g}")
+    elif ort is not None:
+        print(f"  ONNX Runtime: {ort}")
     ops = info["ops"]
     print(f"  ops ({sum(ops.values())} nodes): " + ", ".join(f"{k} {v}" for k, v in ops.items()))
     return 0

@@ -238,6 +238,28 @@ def seeds_onnx():
             best[group] = (size, key, p)
     for _, key, p in sorted(best.values(), key=lambda v: v[1]):
         out["onnx_" + key.replace("/", "_")] = read(p)
+    # ONNX 1.23.2's own suite (tests/onnx/testdata.py, when it has been written): opset >= 18 models,
+    # the smallest per op set, in scope or holding an op of the newer opsets (function bodies,
+    # sequences, attention, the new normalizations)
+    release = os.environ.get("MSC_ONNX_TESTDATA") or os.path.expanduser("~/.cache/msc-codegen/onnx-testdata-1.23.2")
+    scope_path = os.path.join(ROOT, "tests", "onnx", "scope-onnx-1.23.2.json")
+    if os.path.isdir(release) and os.path.exists(scope_path):
+        newer = {"Attention", "RMSNormalization", "GroupNormalization", "RotaryEmbedding", "Gelu", "Mish", "Swish",
+                 "SwiGLU", "LpPool", "SequenceConstruct", "SequenceInsert", "ConcatFromSequence", "Split", "Pad",
+                 "ReduceMean", "ReduceMax", "ReduceL2", "Resize", "SoftmaxCrossEntropyLoss", "AffineGrid",
+                 "CenterCropPad", "LayerNormalization", "MaxPool", "AveragePool", "SpaceToDepth"}
+        best = {}
+        for key, t in sorted(json.load(open(scope_path))["tests"].items()):
+            p = os.path.join(release, key, "model.onnx")
+            if (t.get("opset") or 0) < 18 or not os.path.exists(p) or os.path.getsize(p) > 4096:
+                continue
+            if not (t.get("in_scope") or newer & set(t["onnx_ops"])):
+                continue
+            group = tuple(t["onnx_ops"])
+            if group not in best or os.path.getsize(p) < best[group][0]:
+                best[group] = (os.path.getsize(p), key, p)
+        for _, key, p in sorted(best.values(), key=lambda v: v[1]):
+            out["onnx123_" + key.replace("/", "_")] = read(p)
     return out
 
 
@@ -355,7 +377,14 @@ def dict_onnx():
     for t in scope.values():
         if t.get("in_scope"):
             ops |= set(t["onnx_ops"])
-    attrs = ["axis", "axes", "keepdims", "pads", "strides", "kernel_shape", "dilations", "group",
+    release = os.path.join(ROOT, "tests", "onnx", "scope-onnx-1.23.2.json")
+    for t in json.load(open(release))["tests"].values():
+        if t.get("in_scope"):
+            ops |= set(t["onnx_ops"])
+    ops |= {"Attention", "RMSNormalization", "GroupNormalization", "RotaryEmbedding", "Gelu", "Swish",
+            "SequenceConstruct", "SequenceAt", "ConcatFromSequence", "LpPool"}
+    attrs = ["num_outputs", "num_groups", "approximate", "is_causal", "scale", "stash_type", "new_axis",
+             "axis", "axes", "keepdims", "pads", "strides", "kernel_shape", "dilations", "group",
              "auto_pad", "epsilon", "alpha", "beta", "transA", "transB", "perm", "mode", "value",
              "to", "starts", "ends", "split", "ceil_mode", "count_include_pad", "SAME_UPPER", "VALID",
              "ai.onnx", "external_data", "location", "offset", "length"]

@@ -29,6 +29,11 @@ MSC_TVM_HOME set, test_model.py also runs on real TVM.
 
   tests/onnx/conformance.py [--backends torch,vulkan,relax] [--folders node,...] [--filter RE]
       [--list FILE] [--jobs N] [--json OUT.json] [--markdown OUT.md] [--work DIR] [--keep]
+      [--data DIR | --data-python VENV_PYTHON] [--scope FILE]
+
+The suite is Debian's by default; --data-python runs tests/onnx/testdata.py with that Python (the
+project venv's onnx 1.23.2) and takes the release's own suite it writes (node, pytorch-converted,
+pytorch-operator, simple, real), with --scope tests/onnx/scope-onnx-1.23.2.json.
 
 prints one line per backend "<backend>: N passed, N failed" (and the crash count), exit status
 1 if anything crashed. --expect FILE (a --json output committed earlier, tests/onnx/expected.json)
@@ -479,8 +484,16 @@ def main():
     ap.add_argument("--from-json", default="", help="re-render the reports of an earlier --json run")
     ap.add_argument("--data", default=DEBIAN_DATA,
                     help="the suite's folder: Debian's 1.12 data (default) or tests/onnx/testdata.py's output")
+    ap.add_argument("--data-python", default="",
+                    help="a Python with onnx and onnxruntime (the project venv): --data is then what "
+                         "tests/onnx/testdata.py writes with it (made once, cached)")
     ap.add_argument("--scope", default=SCOPE, help="scope file of that suite (scripts/onnx_scope.py)")
     args = ap.parse_args()
+    if args.data_python:
+        p = subprocess.run([args.data_python, os.path.join(HERE, "testdata.py")], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit("error: tests/onnx/testdata.py failed: " + p.stderr[-2000:])
+        args.data = p.stdout.strip().splitlines()[-1]
     DATA, SCOPE = os.path.abspath(args.data), os.path.abspath(args.scope)
     backends = [b for b in args.backends.split(",") if b]
     tests = list_tests(args.folders.split(","), args.filter, args.list)

@@ -95,6 +95,109 @@ def test_unsupported_ops_listed_together_and_nothing_written(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def _save(tmp_path, nodes, inputs, outputs, opset=17, ir_version=8, inits=()):
+    from onnx import helper
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = ir_version
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def _class_token_chain(shape_node, y_shape=(1, 4, 4)):
+    """torch.onnx's `cls.expand(n, -1, -1)` at a static n (vit_b_16): the Expand shape from
+    Constant -> ConstantOfShape -> Mul -> Equal -> Where, then a Concat that needs its dims."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(v, np.int64)))  # noqa: E731
+    nodes = [c("target", [1, -1, -1]), c("three", [3]),
+             helper.make_node("ConstantOfShape", ["three"], ["ones"],
+                              value=numpy_helper.from_array(np.array([1], np.int64))),
+             c("minus1", -1), helper.make_node("Mul", ["ones", "minus1"], ["neg"]),
+             helper.make_node("Equal", ["target", "neg"], ["eq"]),
+             helper.make_node("Where", ["eq", "ones", "target"], ["shape"]),
+             shape_node,
+             helper.make_node("Concat", ["tok", "x"], ["y"], axis=1)]
+    token = numpy_helper.from_array(np.ones((1, 1, 4), np.float32), "cls")
+    return nodes, token, helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4]), \
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y_shape))
+
+
+def test_import_folds_every_node_with_known_inputs(tmp_path):
+    # ONNX's inference names the Expand's dims unk__N before the shape is folded; the importer
+    # must not keep those stale symbols once the shape is known (vit_b_16 from torch.onnx)
+    from onnx import helper
+    nodes, token, x, y = _class_token_chain(helper.make_node("Expand", ["cls", "shape"], ["tok"]))
+    p = cli("import", _save(tmp_path, nodes, [x], [y], inits=[token]), "--out", tmp_path / "out")
+    assert p.returncode == 0, p.stderr
+    graph = json.loads((tmp_path / "out" / "graph.json").read_text())
+    assert graph["nodes"][-1]["outputs"][0]["shape"] == [1, 4, 4]
+
+
+def test_symbolic_dim_error_names_the_node_and_input(tmp_path):
+    from onnx import TensorProto, helper
+    nodes, token, x, y = _class_token_chain(helper.make_node("Expand", ["cls", "n"], ["tok"]), (1, "s", 4))
+    n = helper.make_tensor_value_info("n", TensorProto.INT64, [3])
+    p = cli("import", _save(tmp_path, nodes, [x, n], [y], inits=[token]), "--out", tmp_path / "out")
+    assert p.returncode == 1
+    assert "node 'tok' (Expand): the target shape (input 1 ('n')) must be a constant" in p.stderr, p.stderr
+    assert "--input-shape" not in p.stderr
+
+
+def test_unknown_dim_error_names_where_it_comes_from(tmp_path):
+    from onnx import TensorProto, helper
+    # dim 1 of the graph input is neither a number nor a symbol: --input-shape sets it
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, None])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, None])
+    p = cli("import", _save(tmp_path, [helper.make_node("Relu", ["x"], ["y"])], [x], [y]), "--out", tmp_path / "o")
+    assert p.returncode == 1
+    assert "dim 1 of 'x' is unknown after ONNX shape inference; pass --input-shape" in p.stderr, p.stderr
+
+
+def _hostile(name):
+    """Malformed models that crashed or hung ONNX 1.23.2's inference (audit of its sources;
+    generator/frontend/onnx/inference_guard.cc) -> (nodes, inputs, outputs, initializers, opset)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    f = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)  # noqa: E731
+    if name == "split18_num_outputs":  # sizes vector of 2 read for 3 outputs
+        return ([helper.make_node("Split", ["x"], ["a", "b", "c"], axis=0, num_outputs=2)],
+                [f("x", [6])], [f("a", None), f("b", None), f("c", None)], [], 18)
+    if name == "einsum_digit":  # a non-letter in a term: an endless loop
+        return ([helper.make_node("Einsum", ["x"], ["y"], equation="a1->a")], [f("x", [3])], [f("y", None)], [], 12)
+    if name == "slice_step_2_32":  # propagation over a rank-1 float input with a 2^32 step
+        ints = lambda n, v: numpy_helper.from_array(np.array(v, np.int64), n)  # noqa: E731
+        return ([helper.make_node("Slice", ["x", "s", "e", "a", "t"], ["y"])], [f("x", [10])], [f("y", None)],
+                [ints("s", [0]), ints("e", [10]), ints("a", [0]), ints("t", [1 << 32])], 13)
+    if name == "size_of_2_40":  # propagation makes one dim per element of a [2^40] input
+        return ([helper.make_node("Size", ["x"], ["y"])], [f("x", [1 << 40])],
+                [helper.make_tensor_value_info("y", TensorProto.INT64, [])], [], 13)
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize("name", ["split18_num_outputs", "einsum_digit", "slice_step_2_32", "size_of_2_40"])
+def test_hostile_models_end_in_an_error(tmp_path, name):
+    nodes, ins, outs, inits, opset = _hostile(name)
+    path = _save(tmp_path, nodes, ins, outs, opset=opset, inits=inits)
+    p = subprocess.run([BINARY, "import", str(path), "--out", str(tmp_path / "o")], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode in (0, 1) and "internal" not in p.stderr, (p.returncode, p.stderr)
+
+
+def test_opset_and_ir_range_is_the_onnx_library_s(tmp_path):
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    node = helper.make_node("Relu", ["x"], ["y"])
+    p = cli("import", _save(tmp_path, [node], [x], [y], opset=29, ir_version=10), "--out", tmp_path / "o")
+    assert p.returncode == 1 and "default-domain opset 29 is not supported (supported: 1-28)" in p.stderr, p.stderr
+    p = cli("import", _save(tmp_path, [node], [x], [y], opset=28, ir_version=15), "--out", tmp_path / "o")
+    assert p.returncode == 1 and "ONNX IR version 15 is not supported (supported: 3-14)" in p.stderr, p.stderr
+    p = cli("import", _save(tmp_path, [node], [x], [y], opset=28, ir_version=14), "--out", tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+
+
 def test_import_errors_name_the_file(tmp_path):
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"\x08\x07garbage\xff\xff")

@@ -248,6 +248,8 @@ class Importer {
     return v.tensor;
   }
   OutSpec StaticInfo(const std::string& onnx_name, const std::string& where) const;
+  bool ShapeKnown(const std::string& name) const;
+  std::string SymbolOrigin(const std::string& name) const;
   void SetValue(const std::string& onnx_name, Value v) { values_[onnx_name] = std::move(v); }
   const std::string& path() const { return path_; }
 
@@ -360,6 +362,50 @@ void Importer::ReadValueTypes() {
       if (vi.has_type()) types_[vi.name()] = vi.type();
 }
 
+/// Whether every dim of `name` is known after inference (a number, or a graph input's symbol).
+bool Importer::ShapeKnown(const std::string& name) const {
+  auto it = types_.find(name);
+  if (it == types_.end() || !it->second.has_tensor_type() || !it->second.tensor_type().has_shape())
+    return false;
+  for (const auto& d : it->second.tensor_type().shape().dim())
+    if (!d.has_dim_value() && !(d.has_dim_param() && input_symbols_.count(d.dim_param())))
+      return false;
+  return true;
+}
+
+/// Where a dim that is neither a number nor a graph input's symbol comes from, for the error:
+/// the first node upstream of `name` whose inputs all have known shapes -- its output's shape
+/// depends on the values of inputs that are not known at import (not constants, not folded).
+std::string Importer::SymbolOrigin(const std::string& name) const {
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const auto& node : model_.graph().node())
+    for (const auto& out : node.output()) producer[out] = &node;
+  std::set<std::string> seen;
+  std::string value = name;
+  for (;;) {
+    auto it = producer.find(value);
+    if (it == producer.end() || !seen.insert(value).second) break;
+    const onnx::NodeProto& node = *it->second;
+    std::string next;
+    for (const auto& in : node.input())
+      if (!in.empty() && !known_.count(in) && !ShapeKnown(in)) next = next.empty() ? in : next;
+    if (!next.empty()) {
+      value = next;
+      continue;
+    }
+    std::string unknown;
+    for (int k = 0; k < node.input_size(); ++k)
+      if (!node.input(k).empty() && !known_.count(node.input(k)))
+        unknown += (unknown.empty() ? "" : ", ") + std::to_string(k) + " (" + Quote(node.input(k)) + ")";
+    return ": it follows from the values of node " + NodeLabel(node) +
+           (unknown.empty() ? std::string("'s inputs")
+                            : "'s input" + std::string(unknown.find(',') == std::string::npos ? " " : "s ") +
+                                  unknown) +
+           ", which are not known at import (not constants, not computable from constants)";
+  }
+  return "; pass --input-shape for the graph inputs";  // it comes from a graph input
+}
+
 OutSpec Importer::StaticInfo(const std::string& name, const std::string& where) const {
   auto it = types_.find(name);
   if (it == types_.end() || !it->second.has_tensor_type())
@@ -400,7 +446,7 @@ OutSpec Importer::StaticInfo(const std::string& name, const std::string& where) 
                         (d.has_dim_param()
                              ? "the symbol '" + d.dim_param() + "', computed at run time"
                              : "unknown") +
-                        " after ONNX shape inference; pass --input-shape for the graph inputs");
+                        " after ONNX shape inference" + SymbolOrigin(name));
     }
   }
   if (!symbolic) o.prims.clear();
@@ -560,7 +606,11 @@ void Importer::InferAndFold() {
   for (const auto& init : model_.graph().initializer())
     known_[init.name()] = std::make_shared<Tensor>(
         TensorFromProto(init, model_dir_, path_ + ": initializer '" + init.name() + "'"));
+  // The model's own value_info; what inference adds is dropped before it runs again, since it
+  // keeps the symbols it made up (unk__N) for values that folding has since made known.
+  const auto declared = model_.graph().value_info();
   for (int iteration = 0; iteration < 64; ++iteration) {
+    *model_.mutable_graph()->mutable_value_info() = declared;
     try {
       onnx::ShapeInferenceOptions opts(false, 0, true);
       onnx::shape_inference::InferShapes(model_, GuardedSchemaRegistry(), opts);

@@ -1,5 +1,7 @@
 #include "generator/frontend/onnx/inference_guard.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -251,12 +253,104 @@ void LayerNorm(InferenceContext& ctx) {
 void EyeLike(InferenceContext& ctx) { RequireTyped(ctx, 0); }
 
 // Einsum-12 (math/defs.cc:2440): without "->", each letter indexes a 26-entry array as c - 'a'.
+// Einsum-12/28 of onnx 1.23 (math/utils.cc:378): a character other than a letter in a term of the
+// left-hand side (after its one "...") is counted without advancing: an endless loop.
 void Einsum(InferenceContext& ctx) {
   const onnx::AttributeProto* eq = ctx.getAttribute("equation");
-  if (eq == nullptr || eq->s().find("->") != std::string::npos) return;
+  if (eq == nullptr) return;
+  std::string text;
   for (char c : eq->s())
-    if (!((c >= 'a' && c <= 'z') || c == ',' || c == '.' || c == ' '))
-      fail_shape_inference("an equation without '->' may hold only a-z, ',', '.' and spaces");
+    if (c != ' ') text += c;
+  const std::string lhs = text.substr(0, text.find("->"));
+  size_t begin = 0;
+  for (;;) {
+    const size_t end = std::min(lhs.find(',', begin), lhs.size());
+    std::string term = lhs.substr(begin, end - begin);
+    const size_t dots = term.find("...");
+    if (dots != std::string::npos) term.erase(dots, 3);
+    for (char c : term)
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+        fail_shape_inference("equation term '", lhs.substr(begin, end - begin),
+                             "' may hold only letters and one '...'");
+    if (end == lhs.size()) break;
+    begin = end + 1;
+  }
+}
+
+// Split-18 (tensor/defs.cc:716-729 of onnx 1.23): with num_outputs, the sizes vector has
+// num_outputs entries (allocated as given) but is read for every node output; constant split
+// sizes are summed without an overflow check.
+void Split18(InferenceContext& ctx) {
+  if (const onnx::AttributeProto* n = ctx.getAttribute("num_outputs"))
+    if (n->i() != static_cast<int64_t>(ctx.getNumOutputs()))
+      fail_shape_inference("num_outputs ", n->i(), " differs from the ", ctx.getNumOutputs(),
+                           " outputs");
+  if (auto split = ConstInts(ctx, 1)) {
+    int64_t total = 0;
+    for (int64_t v : *split)
+      if (v < 0 || __builtin_add_overflow(total, v, &total))
+        fail_shape_inference("split sizes must be >= 0 and sum within int64");
+  }
+}
+
+// Resize-11..19 (tensor/utils.cc:67, 322 of onnx 1.23): output dims are static_cast<int64_t> of
+// floor(dim * scale) or round(scale * dim) without a range check (undefined for inf, NaN, huge);
+// keep_aspect_ratio_policy divides by the input dims.
+void Resize(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* x = TensorShape(ctx, 0);
+  if (size_t k2 = 2; k2 < ctx.getNumInputs())
+    if (const onnx::TensorProto* t = ctx.getInputData(k2))
+      if (t->data_type() == onnx::TensorProto::FLOAT) {
+        std::vector<float> v(t->float_data().begin(), t->float_data().end());
+        if (t->has_raw_data()) {
+          v.resize(t->raw_data().size() / 4);
+          if (!v.empty()) std::memcpy(v.data(), t->raw_data().data(), v.size() * 4);
+        }
+        for (size_t i = 0; i < v.size(); ++i) {
+          const double d = x && static_cast<int>(i) < x->dim_size() && x->dim(i).has_dim_value()
+                               ? static_cast<double>(x->dim(i).dim_value())
+                               : 1.0;
+          if (!std::isfinite(v[i]) || v[i] < 0 || std::fabs(d * v[i]) > 9.0e18)
+            fail_shape_inference("scale ", v[i], " is not finite, >= 0 and within int64");
+        }
+      }
+  const onnx::AttributeProto* policy = ctx.getAttribute("keep_aspect_ratio_policy");
+  if (policy != nullptr && policy->s() != "stretch" && ConstInts(ctx, 3) && x)
+    for (const auto& d : x->dim())
+      if (!d.has_dim_value() || d.dim_value() <= 0)
+        fail_shape_inference("keep_aspect_ratio_policy needs known input dims > 0");
+}
+
+// Range-11/27 (generator/utils.h:27 of onnx 1.23): limit - start in T (int overflow) and
+// ceil((limit - start) / delta) cast to int64 (undefined for delta 0 and huge counts).
+void Range(InferenceContext& ctx) {
+  auto scalar = [&](size_t k) -> std::optional<double> {
+    if (k >= ctx.getNumInputs()) return std::nullopt;
+    const onnx::TensorProto* t = ctx.getInputData(k);
+    if (t == nullptr) return std::nullopt;
+    if (auto v = ConstInts(ctx, k)) return v->size() == 1 ? std::optional<double>((*v)[0]) : std::nullopt;
+    if (t->data_type() == onnx::TensorProto::FLOAT || t->data_type() == onnx::TensorProto::DOUBLE) {
+      const bool f = t->data_type() == onnx::TensorProto::FLOAT;
+      if (t->has_raw_data() && t->raw_data().size() == (f ? 4u : 8u)) {
+        if (f) {
+          float x;
+          std::memcpy(&x, t->raw_data().data(), 4);
+          return x;
+        }
+        double x;
+        std::memcpy(&x, t->raw_data().data(), 8);
+        return x;
+      }
+      if (f && t->float_data_size() == 1) return t->float_data(0);
+      if (!f && t->double_data_size() == 1) return t->double_data(0);
+    }
+    return std::nullopt;
+  };
+  const auto start = scalar(0), limit = scalar(1), delta = scalar(2);
+  if (!start || !limit || !delta) return;
+  const double n = (*limit - *start) / *delta;
+  if (*delta == 0 || !std::isfinite(n) || std::fabs(n) > 9.0e15)
+    fail_shape_inference("Range's element count is not a finite int64");
 }
 
 // Shape-15's data propagation (tensor/defs.cc:435) reads the input's type without a null check;
@@ -268,8 +362,9 @@ void ShapeOp(InferenceContext& ctx) { RequireTyped(ctx, 0); }
 void Slice(InferenceContext& ctx) {
   // Only the data propagation of a Slice of shape data (or of an int initializer) loops over
   // the steps; a Slice of an ordinary tensor keeps its large steps.
-  if (ctx.getNumInputs() == 0 ||
-      (ctx.getSymbolicInput(0) == nullptr && ctx.getInputData(0) == nullptr))
+  // onnx 1.23's propagation also makes shape data of any rank-1 input from its declared length.
+  if (ctx.getNumInputs() == 0 || (ctx.getSymbolicInput(0) == nullptr &&
+                                  ctx.getInputData(0) == nullptr && Rank(ctx, 0) != 1))
     return;
   if (auto steps = ConstInts(ctx, 4))
     for (int64_t s : *steps)
@@ -328,7 +423,30 @@ const Guard kGuards[] = {
     {"Mul", 14, kAll, MathOp},
     {"Expand", 1, kAll, Expand},
     {"ConstantOfShape", 1, kAll, ConstantOfShape},
+    {"Split", 18, kAll, Split18},
+    {"Resize", 11, kAll, Resize},
+    {"Range", 11, kAll, Range},
 };
+
+/// Op types with a data propagation function (onnx 1.23: tensor/defs.cc, math/defs.cc). Its
+/// context (shape_inference/implementation.h:483) turns a rank-1 input into shape data with one
+/// dim per element, unbounded: a declared [2^40] hangs. Such an input is never shape data (a
+/// shape has at most kMaxPropagated dims), so propagation is skipped for it.
+const char* const kPropagators[] = {"Cast",    "Size", "Concat", "Gather", "Slice", "Squeeze",
+                                    "Unsqueeze", "Add", "Sub",    "Mul",    "Shape"};
+constexpr int64_t kMaxPropagated = 1024;
+
+bool LongRank1Input(onnx::DataPropagationContext& ctx) {
+  for (size_t k = 0; k < ctx.getNumInputs(); ++k) {
+    const onnx::TypeProto* t = ctx.getInputType(k);
+    if (t == nullptr || !t->has_tensor_type() || !t->tensor_type().has_shape()) continue;
+    const auto& shape = t->tensor_type().shape();
+    if (shape.dim_size() == 1 && shape.dim(0).has_dim_value() &&
+        shape.dim(0).dim_value() > kMaxPropagated)
+      return true;
+  }
+  return false;
+}
 
 class GuardedSchemas final : public onnx::ISchemaRegistry {
  public:
@@ -341,16 +459,24 @@ class GuardedSchemas final : public onnx::ISchemaRegistry {
     for (const Guard& g : kGuards)
       if (s->Name() == g.op && s->SinceVersion() >= g.from && s->SinceVersion() < g.until)
         guard = &g;
-    if (guard == nullptr) return s;
+    bool propagates = false;
+    for (const char* op : kPropagators) propagates = propagates || s->Name() == op;
+    if (guard == nullptr && !propagates) return s;
     const std::string cache_key = key + "@" + std::to_string(s->SinceVersion());
     auto it = patched_.find(cache_key);
     if (it == patched_.end()) {
       onnx::OpSchema copy = *s;
-      copy.TypeAndShapeInferenceFunction([inner = s->GetTypeAndShapeInferenceFunction(),
-                                          check = guard->check](InferenceContext& ctx) {
-        check(ctx);
-        if (inner) inner(ctx);
-      });
+      if (guard)
+        copy.TypeAndShapeInferenceFunction([inner = s->GetTypeAndShapeInferenceFunction(),
+                                            check = guard->check](InferenceContext& ctx) {
+          check(ctx);
+          if (inner) inner(ctx);
+        });
+      if (propagates)
+        copy.PartialDataPropagationFunction(
+            [inner = s->GetDataPropagationFunction()](onnx::DataPropagationContext& ctx) {
+              if (inner && !LongRank1Input(ctx)) inner(ctx);
+            });
       it = patched_.emplace(cache_key, std::move(copy)).first;
     }
     return &it->second;

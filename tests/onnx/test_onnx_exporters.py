@@ -1,0 +1,144 @@
+"""Real models exported by today's torch.onnx (the project venv's torch 2.x), with both exporters,
+imported and golden-tested on every backend; ONNX Runtime as a second reference.
+
+Exports (python/msc_export/onnx_models.py, seeded weights): every model of ``MODELS`` with
+``torch.onnx.export(dynamo=False)`` at its default (= newest) opset and ``dynamo=True`` at its
+default and its newest opset (torch 2.15: 20, 20 and 23). Each export's golden outputs are
+torch's own; ONNX Runtime must agree with them (max abs error <= ORT_ATOL) unless it cannot run
+the model at all (its Attention kernel refuses masks that broadcast over the query length, which
+the ONNX spec allows), which the export records. Then:
+
+* torch: every export, ``generate --graph model.onnx`` + its test_model.py (atol / rtol 1e-4);
+* relax on the newest apache-tvm (MSC_TVM_PYTHON) and vulkan (merged into one build, under the
+  validation layer): every distinct imported graph -- an export whose graph.json and weights are
+  byte-identical to an earlier one (dynamo at opsets 20 and 23 often are) is the same project.
+
+Runs under the venv's Python (today's torch, onnx, onnxruntime, onnxscript).
+"""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
+from tvm_under_test import tvm_under_test  # noqa: E402
+from msc_export.graph_merge import merge_graphs  # noqa: E402
+from msc_export.onnx_models import MODELS, opset_range  # noqa: E402
+from msc_export.safetensors_np import load_file, save_file  # noqa: E402
+
+BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
+PY = sys.executable
+ORT_ATOL = 1e-4
+
+
+def configs():
+    legacy, dynamo = opset_range("legacy"), opset_range("dynamo")
+    out = [("legacy", legacy[1])]
+    for opset in sorted({dynamo[1], dynamo[2]}):
+        out.append(("dynamo", opset))
+    return out
+
+
+CASES = [(m, e, o) for m in MODELS for e, o in configs()]
+
+
+def cli(*args):
+    return subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True, timeout=900)
+
+
+def _digest(folder):
+    h = hashlib.sha256()
+    for name in ("graph.json", "weights.safetensors"):
+        with open(os.path.join(folder, name), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("onnx_today")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    dirs, seen = {}, {}
+    for model, exporter, opset in CASES:
+        out = root / ("%s_%s_%d" % (model, exporter, opset))
+        p = subprocess.run([PY, "-m", "msc_export.onnx_models", model, "--exporter", exporter, "--opset", str(opset),
+                            "--out", str(out)], env=env, cwd="/", capture_output=True, text=True, timeout=900)
+        assert p.returncode == 0, p.stderr
+        print(p.stdout)
+        imp = root / ("%s_%s_%d_import" % (model, exporter, opset))
+        r = cli("import", out / "model.onnx", "--out", imp, "--golden-from", out / "test_data_set_0")
+        assert r.returncode == 0, r.stderr
+        digest = _digest(imp)
+        dirs[(model, exporter, opset)] = (out, imp, seen.get(digest), p.stdout)
+        seen.setdefault(digest, (model, exporter, opset))
+    return dirs
+
+
+@pytest.mark.parametrize("model,exporter,opset", CASES)
+def test_export_agrees_with_onnxruntime(exported, model, exporter, opset):
+    line = [ln for ln in exported[(model, exporter, opset)][3].splitlines() if "ONNX Runtime" in ln]
+    assert line, "onnxruntime is not installed in %s" % PY
+    if "cannot run it" in line[0]:
+        assert "Attention" in line[0], line[0]  # ONNX Runtime's own limit, see the docstring
+        return
+    assert float(line[0].split("=")[-1]) <= ORT_ATOL, line[0]
+
+
+@pytest.mark.parametrize("model,exporter,opset", CASES)
+def test_torch(exported, model, exporter, opset, tmp_path):
+    out = exported[(model, exporter, opset)][0]
+    p = cli("generate", "--graph", out / "model.onnx", "--golden", out / "test_data_set_0", "--backend", "torch",
+            "--out", tmp_path / "torch")
+    assert p.returncode == 0, p.stderr
+    run = subprocess.run([PY, "test_model.py", "--atol", "1e-4", "--rtol", "1e-4"], cwd=tmp_path / "torch",
+                         capture_output=True, text=True, timeout=900)
+    assert "PASSED" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("model,exporter,opset", CASES)
+def test_relax_newest_tvm(exported, model, exporter, opset, tmp_path):
+    _, imp, same_as, _ = exported[(model, exporter, opset)]
+    if same_as is not None:
+        pytest.skip("the same graph and weights as %s_%s_%d" % same_as)
+    found = tvm_under_test(PY)
+    assert found, "MSC_TVM_PYTHON (the venv with apache-tvm) is not set"
+    p = cli("generate", "--graph", imp / "graph.json", "--weights", imp / "weights.safetensors", "--golden",
+            imp / "golden", "--backend", "relax", "--out", tmp_path / "relax")
+    assert p.returncode == 0, p.stderr
+    python, env = found
+    run = subprocess.run([python, "test_model.py", "--atol", "1e-4", "--rtol", "1e-4"], cwd=tmp_path / "relax",
+                         capture_output=True, text=True, env=env, timeout=1800)
+    assert "PASSED" in run.stdout, run.stdout + run.stderr
+
+
+def test_vulkan(exported, tmp_path):
+    parts, weights, inputs, outputs = [], {}, {}, {}
+    for i, key in enumerate(CASES):
+        _, imp, same_as, _ = exported[key]
+        if same_as is not None:
+            continue
+        prefix = "m%d_" % i
+        parts.append((prefix, json.loads((imp / "graph.json").read_text())))
+        for src, dst in ((imp / "weights.safetensors", weights), (imp / "golden" / "inputs.safetensors", inputs),
+                         (imp / "golden" / "outputs.safetensors", outputs)):
+            dst.update({prefix + k: v for k, v in load_file(str(src)).items()})
+    (tmp_path / "golden").mkdir()
+    (tmp_path / "graph.json").write_text(json.dumps(merge_graphs(parts, "onnx_today")))
+    save_file(weights, str(tmp_path / "weights.safetensors"))
+    save_file(inputs, str(tmp_path / "golden" / "inputs.safetensors"))
+    save_file(outputs, str(tmp_path / "golden" / "outputs.safetensors"))
+    p = cli("generate", "--graph", tmp_path / "graph.json", "--weights", tmp_path / "weights.safetensors",
+            "--golden", tmp_path / "golden", "--backend", "vulkan", "--out", tmp_path / "vulkan")
+    assert p.returncode == 0, p.stderr
+    run = subprocess.run(["bash", "run_test.sh"], cwd=tmp_path / "vulkan", capture_output=True, text=True,
+                         timeout=2400, env=dict(os.environ, MSC_VK_VALIDATION="1"))
+    print(run.stdout)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "golden check: PASS" in run.stdout
+    assert run.stdout.count(" PASS") == len(parts) + 1
