@@ -358,7 +358,7 @@ def summarize(results, backends, ops, scope):
         ins = [k for k in results if scope.get(k, {}).get("in_scope")]
         if ins:
             p = sum(results[k][b][0] == "pass" for k in ins)
-            lines.append("%s: in scope (TVM v0.20 relax ONNX frontend -> MSC optypes, fp32): %d of %d passed (%.1f%%)"
+            lines.append("%s: in scope (TVM relax ONNX frontend -> MSC optypes, fp32): %d of %d passed (%.1f%%)"
                          % (b, p, len(ins), 100.0 * p / len(ins)))
     return lines
 

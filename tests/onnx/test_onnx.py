@@ -17,8 +17,8 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "relax"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
 from tvm_under_test import tvm_under_test  # noqa: E402
-from msc_export.graph_merge import merge_graphs  # noqa: E402
-from msc_export.safetensors_np import load_file, save_file  # noqa: E402
+from merged_vulkan import run_merged_vulkan  # noqa: E402
+from msc_export.safetensors_np import load_file  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
 PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
@@ -274,25 +274,4 @@ def test_real_model_relax(exported, model, opset, tmp_path):
 
 
 def test_real_models_vulkan(exported, tmp_path):
-    parts, weights, inputs, outputs = [], {}, {}, {}
-    for i, key in enumerate(MODELS):
-        _, imp = exported[key]
-        prefix = "m%d_" % i
-        parts.append((prefix, json.loads((imp / "graph.json").read_text())))
-        for src, dst in ((imp / "weights.safetensors", weights), (imp / "golden" / "inputs.safetensors", inputs),
-                         (imp / "golden" / "outputs.safetensors", outputs)):
-            dst.update({prefix + k: v for k, v in load_file(str(src)).items()})
-    (tmp_path / "golden").mkdir()
-    (tmp_path / "graph.json").write_text(json.dumps(merge_graphs(parts, "onnx_models")))
-    save_file(weights, str(tmp_path / "weights.safetensors"))
-    save_file(inputs, str(tmp_path / "golden" / "inputs.safetensors"))
-    save_file(outputs, str(tmp_path / "golden" / "outputs.safetensors"))
-    p = cli("generate", "--graph", tmp_path / "graph.json", "--weights", tmp_path / "weights.safetensors",
-            "--golden", tmp_path / "golden", "--backend", "vulkan", "--out", tmp_path / "vulkan")
-    assert p.returncode == 0, p.stderr
-    run = subprocess.run(["bash", "run_test.sh"], cwd=tmp_path / "vulkan", capture_output=True, text=True,
-                         timeout=1800, env=dict(os.environ, MSC_VK_VALIDATION="1"))
-    print(run.stdout)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "golden check: PASS" in run.stdout
-    assert run.stdout.count(" PASS") == len(MODELS) + 1
+    run_merged_vulkan(BINARY, [exported[key][1] for key in MODELS], tmp_path, "onnx_models", timeout=1800)
