@@ -1,13 +1,15 @@
-// Making ONNX 1.12's shape inference safe on untrusted models.
+// Making ONNX's shape inference safe on untrusted models.
 //
-// The importer runs ONNX's own type-and-shape inference (onnx::shape_inference::InferShapes of
-// Debian's libonnx 1.12.0) before it converts anything. Several of ONNX 1.12's inference and data
-// propagation functions read input dims, attribute lists or constant data without checking that
-// they exist: a malformed but parseable model then crashes the process (null dereference,
-// out-of-bounds read, SIGFPE) or hangs it instead of failing. The sites were found by
-// tests/fuzz/fuzz_onnx (Gemm-6, GRU-3) and by an audit of the v1.12.0 sources (onnx/defs/**,
+// The importer runs ONNX's own type-and-shape inference (onnx::shape_inference::InferShapes of the
+// ONNX library it is built on: 1.23.2, or Debian's 1.12.0) before it converts anything. Several
+// of ONNX's inference and data propagation functions read input dims, attribute lists or constant
+// data without checking that they exist: a malformed but parseable model then crashes the process
+// (null dereference, out-of-bounds read, SIGFPE) or hangs it instead of failing. The sites were
+// found by tests/fuzz/fuzz_onnx (Gemm-6, GRU-3), by an audit of the v1.12.0 sources (onnx/defs/**,
 // onnx/defs/shape_inference.h, onnx/defs/tensor_proto_util.cc) for every op type the importer
-// takes; the table is in inference_guard.cc.
+// takes, and by an audit of the 1.23.2 sources for the op types of opsets 18-28 and the data
+// propagation context (Split-18, Einsum, Slice, Resize, Range, long rank-1 inputs); the table is
+// in inference_guard.cc.
 //
 // Two layers:
 //   - CheckConstantPayloads(): the byte size of Constant tensors, before ONNX's checker (whose
