@@ -449,6 +449,11 @@ OutSpec Importer::StaticInfo(const std::string& name, const std::string& where) 
                         " after ONNX shape inference" + SymbolOrigin(name));
     }
   }
+  // Validate counts bytes too (found by tests/fuzz/fuzz_onnx: a [2^61] float input).
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(numel, weights::DtypeItemSize(o.dtype), &bytes))
+    throw Unsupported(where + ": '" + name + "' has shape " + weights::FormatShape(o.shape) +
+                      ", more bytes than int64 can count");
   if (!symbolic) o.prims.clear();
   return o;
 }
