@@ -132,8 +132,8 @@ const ConverterMap& Converters();
 /// The ONNX type of a value after shape inference, or nullptr when unknown.
 using TypeOf = std::function<const onnx::TypeProto*(const std::string& onnx_name)>;
 /// Whether a converter takes `node` (opset `opset`).
-using Takes = std::function<bool(const onnx::NodeProto& node, const NodeAttrs& attrs,
-                                 int64_t opset, const TypeOf& type_of)>;
+using Takes = std::function<bool(const onnx::NodeProto& node, const NodeAttrs& attrs, int64_t opset,
+                                 const TypeOf& type_of)>;
 /// ONNX function ops (ops whose schema defines them by a body of other ONNX ops, e.g. Attention,
 /// GroupNormalization) whose converter takes only some nodes: the converter's condition. A node
 /// it does not take -- and a node of a function op without a converter -- is replaced by ONNX's

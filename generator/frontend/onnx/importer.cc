@@ -38,7 +38,10 @@ constexpr int64_t kMinIrVersion = 3;
 /// by the converters' per-opset rules; newer ones would need schemas this library lacks.
 int64_t MaxIrVersion() { return onnx::Version::IR_VERSION; }
 int64_t MaxOpset() {
-  return onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
+  return onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+      .Map()
+      .at(onnx::ONNX_DOMAIN)
+      .second;
 }
 
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
@@ -396,11 +399,13 @@ std::string Importer::SymbolOrigin(const std::string& name) const {
     std::string unknown;
     for (int k = 0; k < node.input_size(); ++k)
       if (!node.input(k).empty() && !known_.count(node.input(k)))
-        unknown += (unknown.empty() ? "" : ", ") + std::to_string(k) + " (" + Quote(node.input(k)) + ")";
+        unknown +=
+            (unknown.empty() ? "" : ", ") + std::to_string(k) + " (" + Quote(node.input(k)) + ")";
     return ": it follows from the values of node " + NodeLabel(node) +
-           (unknown.empty() ? std::string("'s inputs")
-                            : "'s input" + std::string(unknown.find(',') == std::string::npos ? " " : "s ") +
-                                  unknown) +
+           (unknown.empty()
+                ? std::string("'s inputs")
+                : "'s input" + std::string(unknown.find(',') == std::string::npos ? " " : "s ") +
+                      unknown) +
            ", which are not known at import (not constants, not computable from constants)";
   }
   return "; pass --input-shape for the graph inputs";  // it comes from a graph input
@@ -576,8 +581,7 @@ bool Importer::ExpandBody(const onnx::NodeProto& node,
       }
       onnx::FunctionBodyBuildContextImpl ctx(node, types);
 #if __has_include(<onnx/inliner/inliner.h>)
-      if (!schema->BuildContextDependentFunction(ctx, body, static_cast<int>(opset_)))
-        return false;
+      if (!schema->BuildContextDependentFunction(ctx, body, static_cast<int>(opset_))) return false;
 #else
       if (!schema->BuildContextDependentFunction(ctx, body)) return false;
 #endif
@@ -601,8 +605,7 @@ bool Importer::ExpandBody(const onnx::NodeProto& node,
     }
   } catch (const std::exception& e) {
     throw Error(path_ + ": node " + NodeLabel(node) + ": ONNX's function body of " +
-                node.op_type() + "-" + std::to_string(opset_) + " cannot be expanded: " +
-                e.what());
+                node.op_type() + "-" + std::to_string(opset_) + " cannot be expanded: " + e.what());
   }
   return true;
 }
@@ -723,10 +726,9 @@ void Importer::CheckOpTypes(bool before_folding) const {
   for (int i = 0; i < model_.graph().node_size(); ++i) {
     const onnx::NodeProto& node = model_.graph().node(i);
     const bool default_domain = DefaultDomain(node);
-    if (default_domain &&
-        (converters.count(node.op_type()) ||
-         (before_folding &&
-          (CanFold(node.op_type()) || FunctionSchema(node.op_type(), opset_) != nullptr))))
+    if (default_domain && (converters.count(node.op_type()) ||
+                           (before_folding && (CanFold(node.op_type()) ||
+                                               FunctionSchema(node.op_type(), opset_) != nullptr))))
       continue;
     const std::string type =
         default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
@@ -761,8 +763,9 @@ void Importer::ConvertNodes() {
         ConvertContext ctx(*this, node, opset_);
         // A node its converter does not take was meant to become ONNX's function body.
         if (NeedsBody(node))
-          ctx.Fail("these attributes / inputs have no MSC expression, and ONNX's function body "
-                   "could not be built (an input's type is unknown after shape inference)");
+          ctx.Fail(
+              "these attributes / inputs have no MSC expression, and ONNX's function body "
+              "could not be built (an input's type is unknown after shape inference)");
         converters.at(node.op_type())(ctx);
         for (const auto& out : node.output())
           if (!out.empty() && !values_.count(out))
@@ -954,10 +957,8 @@ const std::map<std::string, Takes>& PartialConverters() {
       {"Swish", [](const onnx::NodeProto&, const NodeAttrs& a, int64_t,
                    const TypeOf&) { return SwishTakes(a); }},
       // GroupNormalization-18 scales per group; opset 21 per channel (nn.group_norm's gamma)
-      {"GroupNormalization",
-       [](const onnx::NodeProto&, const NodeAttrs&, int64_t opset, const TypeOf&) {
-         return opset >= 21;
-       }},
+      {"GroupNormalization", [](const onnx::NodeProto&, const NodeAttrs&, int64_t opset,
+                                const TypeOf&) { return opset >= 21; }},
   };
   return map;
 }

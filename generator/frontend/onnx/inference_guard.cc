@@ -328,7 +328,8 @@ void Range(InferenceContext& ctx) {
     if (k >= ctx.getNumInputs()) return std::nullopt;
     const onnx::TensorProto* t = ctx.getInputData(k);
     if (t == nullptr) return std::nullopt;
-    if (auto v = ConstInts(ctx, k)) return v->size() == 1 ? std::optional<double>((*v)[0]) : std::nullopt;
+    if (auto v = ConstInts(ctx, k))
+      return v->size() == 1 ? std::optional<double>((*v)[0]) : std::nullopt;
     if (t->data_type() == onnx::TensorProto::FLOAT || t->data_type() == onnx::TensorProto::DOUBLE) {
       const bool f = t->data_type() == onnx::TensorProto::FLOAT;
       if (t->has_raw_data() && t->raw_data().size() == (f ? 4u : 8u)) {
@@ -363,8 +364,8 @@ void Slice(InferenceContext& ctx) {
   // Only the data propagation of a Slice of shape data (or of an int initializer) loops over
   // the steps; a Slice of an ordinary tensor keeps its large steps.
   // onnx 1.23's propagation also makes shape data of any rank-1 input from its declared length.
-  if (ctx.getNumInputs() == 0 || (ctx.getSymbolicInput(0) == nullptr &&
-                                  ctx.getInputData(0) == nullptr && Rank(ctx, 0) != 1))
+  if (ctx.getNumInputs() == 0 ||
+      (ctx.getSymbolicInput(0) == nullptr && ctx.getInputData(0) == nullptr && Rank(ctx, 0) != 1))
     return;
   if (auto steps = ConstInts(ctx, 4))
     for (int64_t s : *steps)
@@ -432,8 +433,8 @@ const Guard kGuards[] = {
 /// context (shape_inference/implementation.h:483) turns a rank-1 input into shape data with one
 /// dim per element, unbounded: a declared [2^40] hangs. Such an input is never shape data (a
 /// shape has at most kMaxPropagated dims), so propagation is skipped for it.
-const char* const kPropagators[] = {"Cast",    "Size", "Concat", "Gather", "Slice", "Squeeze",
-                                    "Unsqueeze", "Add", "Sub",    "Mul",    "Shape"};
+const char* const kPropagators[] = {"Cast",      "Size", "Concat", "Gather", "Slice", "Squeeze",
+                                    "Unsqueeze", "Add",  "Sub",    "Mul",    "Shape"};
 constexpr int64_t kMaxPropagated = 1024;
 
 bool LongRank1Input(onnx::DataPropagationContext& ctx) {

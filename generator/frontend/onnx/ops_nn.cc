@@ -344,8 +344,9 @@ void Pool(C& c, bool is_max, bool is_lp = false) {
     // floor count exactly the kept windows (the extra padding is only ever read by the last,
     // partial window, where max and average-without-padding ignore it).
     if (include_pad)
-      c.Fail("with ceil_mode and count_include_pad a window that starts in the end padding is "
-             "dropped; its neighbour's divisor has no MSC expression");
+      c.Fail(
+          "with ceil_mode and count_include_pad a window that starts in the end padding is "
+          "dropped; its neighbour's divisor has no MSC expression");
     for (size_t i = 0; i < nd; ++i) {
       const int64_t in = x.shape[2 + i], eff = (kernel[i] - 1) * w.dilations[i] + 1;
       if (in < 0) c.Fail("with ceil_mode dropping a window, the spatial dims must be static");
@@ -505,8 +506,8 @@ void Einsum(C& c) {
 }
 
 /// Pad (1: `paddings`, 2: `pads` / `value` attrs, 11 / 13: `pads` / `constant_value` inputs,
-/// 18: optional `axes` input; all must be constants) -> nn.pad with pad_width [before_0, after_0, ...] from ONNX's
-/// [begin_0, begin_1, ..., end_0, end_1, ...]; modes constant / reflect / edge.
+/// 18: optional `axes` input; all must be constants) -> nn.pad with pad_width [before_0, after_0,
+/// ...] from ONNX's [begin_0, begin_1, ..., end_0, end_1, ...]; modes constant / reflect / edge.
 void Pad(C& c) {
   const std::string mode = c.attrs.Str("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
@@ -669,13 +670,13 @@ bool AttentionTakes(const onnx::NodeProto& node, const NodeAttrs& attrs, int64_t
   };
   const std::vector<int64_t> q = dims(0), kk = dims(1), v = dims(2);
   // 4-D with one head count (3-D inputs and grouped-query heads take the function body)
-  if (q.size() != 4 || kk.size() != 4 || v.size() != 4 || q[1] < 0 || q[1] != kk[1] ||
-      q[1] != v[1])
+  if (q.size() != 4 || kk.size() != 4 || v.size() != 4 || q[1] < 0 || q[1] != kk[1] || q[1] != v[1])
     return false;
   if (node.input_size() > 3 && !node.input(3).empty()) {
     if (attrs.Int("is_causal", 0)) return false;
     const onnx::TypeProto* m = t[3];
-    if (!m || !m->has_tensor_type() || m->tensor_type().elem_type() != t[0]->tensor_type().elem_type())
+    if (!m || !m->has_tensor_type() ||
+        m->tensor_type().elem_type() != t[0]->tensor_type().elem_type())
       return false;  // a bool mask takes the body (fully masked rows give zeros, not NaN)
   }
   return true;

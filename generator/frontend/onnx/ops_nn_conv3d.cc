@@ -115,8 +115,7 @@ void Pool3dAs2d(C& c, bool is_max) {
   const std::vector<int64_t> xs = StaticShape(c, 0, what);
   const std::vector<int64_t> kernel = c.attrs.Ints("kernel_shape");
   if (kernel.size() != 3) c.Fail("kernel_shape must have 3 values");
-  const Window w =
-      ReadWindow(c, kernel, {xs[2], xs[3], xs[4]}, c.opset >= (is_max ? 10 : 19));
+  const Window w = ReadWindow(c, kernel, {xs[2], xs[3], xs[4]}, c.opset >= (is_max ? 10 : 19));
   const bool ceil = c.opset >= 10 && c.attrs.Int("ceil_mode", 0) != 0;
   const bool include_pad = !is_max && c.opset >= 7 && c.attrs.Int("count_include_pad", 0) != 0;
   std::vector<int64_t> o(3);
@@ -151,9 +150,10 @@ void Pool3dAs2d(C& c, bool is_max) {
                  {w.dilations[1], w.dilations[2]}, {w.pads[1], w.pads[2], w.pads[4], w.pads[5]}),
            {dtype, {xs[0], xs[1] * xs[2], o[1], o[2]}, {}});
   t = Reshape(c, t, {xs[0], xs[1], xs[2], o[1] * o[2]});
-  t = Node(c, optype, {t},
-           attrs({kernel[0], 1}, {w.strides[0], 1}, {w.dilations[0], 1}, {w.pads[0], 0, w.pads[3], 0}),
-           {dtype, {xs[0], xs[1], o[0], o[1] * o[2]}, {}});
+  t = Node(
+      c, optype, {t},
+      attrs({kernel[0], 1}, {w.strides[0], 1}, {w.dilations[0], 1}, {w.pads[0], 0, w.pads[3], 0}),
+      {dtype, {xs[0], xs[1], o[0], o[1] * o[2]}, {}});
   c.Bind(0, Reshape(c, t, out.shape));
 }
 

@@ -262,8 +262,7 @@ void Split(C& c) {
       c.Fail("num_outputs is " + std::to_string(k) + ", the node has " + std::to_string(n) +
              " outputs");
     const int64_t chunk = (dim + n - 1) / n;
-    for (int i = 0; i < n; ++i)
-      sizes.push_back(std::clamp<int64_t>(dim - chunk * i, 0, chunk));
+    for (int i = 0; i < n; ++i) sizes.push_back(std::clamp<int64_t>(dim - chunk * i, 0, chunk));
     if (dim % n == 0) sizes.clear();  // equal pieces: the section count below
   }
   if (sizes.empty()) {
@@ -710,7 +709,6 @@ void Unique(C& c) {
       "which MSC's static graphs cannot express");
 }
 
-
 // --- sequences: MSC has no sequence type; a sequence whose structure is known at import time
 // (SequenceEmpty / SequenceConstruct, items inserted and erased at constant positions) is kept
 // as its list of tensors, and the ops that read it become ordinary nodes (ONNX spec, opset 11).
@@ -759,7 +757,8 @@ void ConcatFromSequence(C& c) {
   int64_t axis = c.attrs.Int("axis", 0);
   const int64_t out_rank = rank + (new_axis ? 1 : 0);
   if (axis < -out_rank || axis >= std::max<int64_t>(out_rank, 1))
-    c.Fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(out_rank));
+    c.Fail("axis " + std::to_string(axis) + " is out of range for rank " +
+           std::to_string(out_rank));
   if (axis < 0) axis += out_rank;
   std::vector<std::string> ins;
   for (const Value& v : items) {
@@ -769,7 +768,8 @@ void ConcatFromSequence(C& c) {
       shape.insert(shape.begin() + axis, 1);
       std::vector<std::string> prims = v.prims;
       if (!prims.empty()) prims.insert(prims.begin() + axis, "1");
-      t = c.Emit("expand_dims", {t}, Attrs({{"axis", AttrInts({axis})}}), {{v.dtype, shape, prims}})[0];
+      t = c.Emit("expand_dims", {t}, Attrs({{"axis", AttrInts({axis})}}),
+                 {{v.dtype, shape, prims}})[0];
     }
     ins.push_back(t);
   }
