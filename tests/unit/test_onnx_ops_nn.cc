@@ -296,9 +296,10 @@ TEST_CASE("onnx nn ops: pools -> nn.max_pool2d / nn.avg_pool1d; Indices and 3-D 
   idx.Output("i", {1, 1, 3, 3}, onnx::TensorProto::INT64);
   CHECK_ERROR(idx.Save(), "node 'y' (MaxPool): the Indices output");
 
+  // 3-D Max/AveragePool become two 2-D pools (ONNX conformance: MaxPool3d, AvgPool3d); LpPool not
   OnnxModel p3(12);
   p3.Input("x", {1, 1, 4, 4, 4});
-  IntsAttr(p3.Node("MaxPool", {"x"}, {"y"}), "kernel_shape", {2, 2, 2});
+  IntsAttr(p3.Node("LpPool", {"x"}, {"y"}), "kernel_shape", {2, 2, 2});
   p3.Output("y", {1, 1, 3, 3, 3});
   CHECK_ERROR(p3.Save(), "3-D pooling has no MSC optype");
 }
