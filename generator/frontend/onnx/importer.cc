@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "generator/frontend/onnx/onnx_import.h"
 #include "generator/frontend/onnx/tensor_proto.h"
 #include "generator/ir/attr_format.h"
+#include "generator/weights/bytes.h"
 
 namespace msc::frontend::onnx_import {
 
@@ -120,14 +122,6 @@ void CheckUtf8(const std::string& path, const onnx::GraphProto& graph) {
       for (const auto& s : a.strings()) check(s, attr);
     }
   }
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open ONNX model");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -286,9 +280,16 @@ class Importer {
 };
 
 void Importer::Load() {
-  const std::string bytes = ReadAll(path_);
-  if (!model_.ParseFromString(bytes) || !model_.has_graph())
-    throw Error(path_ + ": not an ONNX model (cannot parse an onnx.ModelProto with a graph)");
+  {
+    // Parsed from the mapped file: no intermediate copy of a large model's bytes.
+    const weights::MappedFile file(path_, "ONNX model");
+    if (file.size() > static_cast<uint64_t>(std::numeric_limits<int>::max()))
+      throw Error(path_ + ": " + std::to_string(file.size()) +
+                  " bytes is past protobuf's 2 GiB limit for one message; save the weights as "
+                  "ONNX external data");
+    if (!model_.ParseFromArray(file.data(), static_cast<int>(file.size())) || !model_.has_graph())
+      throw Error(path_ + ": not an ONNX model (cannot parse an onnx.ModelProto with a graph)");
+  }
   CheckUtf8(path_, model_.graph());
   // ONNX's checker accepts it, but an MSCGraph needs an output (found by tests/fuzz/fuzz_onnx).
   if (model_.graph().output_size() == 0)

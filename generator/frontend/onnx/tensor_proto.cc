@@ -7,6 +7,7 @@
 #include <boost/filesystem.hpp>
 
 #include "generator/common/error.h"
+#include "generator/weights/bytes.h"
 
 namespace msc::frontend::onnx_import {
 
@@ -62,6 +63,13 @@ void Pack(const Src& values, std::vector<uint8_t>* out) {
     Dst v = static_cast<Dst>(values.Get(i));
     std::memcpy(out->data() + static_cast<size_t>(i) * sizeof(Dst), &v, sizeof(Dst));
   }
+}
+
+/// `raw` as owned bytes, filled by one memcpy into a buffer that takes huge pages when large.
+std::vector<uint8_t> CopyBytes(const std::string& raw) {
+  std::vector<uint8_t> v = weights::LargeZeroBytes(raw.size());
+  if (!raw.empty()) std::memcpy(v.data(), raw.data(), raw.size());
+  return v;
 }
 
 std::string ReadExternal(const TensorProto& p, const std::string& model_dir,
@@ -121,10 +129,9 @@ weights::Tensor TensorFromProto(const TensorProto& p, const std::string& model_d
     throw Error(where + ": invalid dims (" + weights::FormatShape(t.shape) + " " + t.dtype +
                 " is more bytes than int64 can count)");
   if (p.data_location() == TensorProto::EXTERNAL) {
-    std::string raw = ReadExternal(p, model_dir, where);
-    t.data.assign(raw.begin(), raw.end());
+    t.data = CopyBytes(ReadExternal(p, model_dir, where));
   } else if (p.has_raw_data()) {
-    t.data.assign(p.raw_data().begin(), p.raw_data().end());
+    t.data = CopyBytes(p.raw_data());
   } else {
     switch (p.data_type()) {
       case TensorProto::FLOAT:
