@@ -250,8 +250,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> ctx_shape_args;
   auto* context_cmd = app.add_subcommand(
       "context", "print the template context generate renders a node's snippet with (JSON)");
-  context_cmd->add_option("graph", ctx_opts.graph_path, "MSCGraph JSON file, or an ONNX model")
-      ->required();
+  context_cmd->add_option("graph", ctx_opts.graph_path, "MSCGraph JSON file, or an ONNX model");
   auto* ctx_node = context_cmd->add_option("--node", ctx_query.node, "node name");
   context_cmd->add_option("--backend", ctx_opts.backend, "backend (default torch)")
       ->default_str("torch");
@@ -267,6 +266,12 @@ int main(int argc, char** argv) {
   auto* ctx_project = context_cmd->add_flag("--project", ctx_query.project,
                                             "the context of the project files instead of a node's");
   ctx_node->excludes(ctx_project);
+  bool ctx_reference = false;
+  context_cmd
+      ->add_flag("--reference", ctx_reference,
+                 "print the Markdown reference of every context field (docs/template-context.md)")
+      ->excludes(ctx_node)
+      ->excludes(ctx_project);
 
   std::string shell;
   auto* completion = app.add_subcommand(
@@ -348,6 +353,12 @@ int main(int argc, char** argv) {
       for (const auto& f : report.appended) std::cout << "appended " << f << "\n";
       for (const auto& n : report.notes) std::cerr << "msc-codegen: " << n << "\n";
     } else if (*context_cmd) {
+      if (ctx_reference) {
+        if (!ctx_opts.graph_path.empty()) throw msc::Error("context --reference takes no graph");
+        std::cout << msc::tools::ContextReferenceMarkdown();
+        return 0;
+      }
+      if (ctx_opts.graph_path.empty()) throw msc::Error("context: give a graph (or --reference)");
       if (ctx_query.node.empty() && !ctx_query.project)
         throw msc::Error("context: give --node NAME (or --project)");
       if (ctx_opts.backend.empty()) ctx_opts.backend = "torch";

@@ -2,19 +2,9 @@
 // templates read. All derived facts (typed attrs with defaults, identifiers, byte sizes, layout
 // dims, memory plan) are computed here, once, in C++ — never in templates.
 //
-// Shape of the context (keys are MSC's names; see templates/README.md for the full reference):
-//   graph:   {name, ident, inputs:[T], outputs:[T], nodes:[N], weights:[T], optypes:[str],
-//             prims:[{index,name,optype,parents,attrs}], memory:{alignment, peak_bytes,
-//             naive_bytes, lower_bound_bytes, tensors:[{name, offset, nbytes}]} (only when the
-//             backend plans memory)}
-//   N (node): {index, name, ident, optype, ns, op, summary, parents:[str], inputs:[T],
-//             outputs:[T], attrs:{typed}, attrs_raw:{str}, weights:{role: T}, is_output:bool,
-//             fused_epilogue, fused_residual (T or none), fused_into, fused_chain,
-//             code:{section: rendered snippet}}
-//   T (tensor): {name, alias, dtype, layout, shape, prims, ndim, numel, nbytes, ident, producer,
-//             producer_ident, out_idx, dims:{axis letter: size}, consumers:[node names],
-//             is_graph_input, is_graph_output, is_weight, key (safetensors key for weights),
-//             offset (arena byte offset, when planned)}
+// Every field is documented in generator/tools/context_doc.cc (docs/template-context.md, written
+// by `msc-codegen context --reference`; tests/unit/test_scaffold.cc checks that the docs cover
+// exactly the fields built here).
 //
 // How it is built (issue 9: generation cost linear in the graph, no per-node JSON): Context makes
 // the document directly as the template engine's native values (generator/tmpl/value.h), never as

@@ -7,7 +7,9 @@ namespace msc::tools {
 
 const std::vector<FieldDoc>& SnippetFieldDocs() {
   static const std::vector<FieldDoc> kDocs = {
-      {"node", "N", "the node being rendered (fields below)"},
+      {"node", "N",
+       "the node being rendered (fields below); a snippet sees nothing else of the graph: other "
+       "nodes' tensors reach it as node.inputs"},
       {"section", "str",
        "the op_sections entry being rendered; the text lands in node.code.<section>"},
   };
@@ -29,34 +31,45 @@ const std::vector<FieldDoc>& NodeFieldDocs() {
       {"node.summary", "str", "the opdef's summary"},
       {"node.parents", "[str]", "producer node names, distinct, in first-use order"},
       {"node.shared_ref", "str",
-       "MSC shared_ref: the first node that uses the same weight, \"\" otherwise"},
-      {"node.inputs", "[T]", "tensor inputs in order (the producers' output tensors)"},
+       "MSC shared_ref (docs/mscgraph.md#shared_ref): the first node that uses the same weight, "
+       "\"\" otherwise"},
+      {"node.inputs", "[T]",
+       "tensor inputs in order: the producers' output tensors (the idents the producers "
+       "assigned)"},
       {"node.outputs", "[T]", "output tensors; outputs[k].name is \"<node>:<k>\""},
       {"node.is_output", "bool", "some output is a graph output"},
       {"node.attrs", "{name: value}",
-       "every opdef attr parsed to its type (int, float, bool, str, dtype str, lists), the "
-       "opdef default when the node lacks it, null for a nullable attr given as \"\"; attrs the "
-       "opdef does not list stay MSC strings"},
-      {"node.attrs_raw", "{name: str}", "MSC's attribute strings exactly as in the graph"},
+       "every attr the opdef declares, parsed to its type (int, float (may be +-infinity), bool, "
+       "str, dtype str, lists), the opdef default when the node lacks it, null for a nullable "
+       "attr given as \"\"; attrs the opdef does not declare stay MSC strings"},
+      {"node.attrs_raw", "{name: str}",
+       "the node's attrs exactly as MSC wrote them, in graph order"},
       {"node.weights", "{role: T}",
-       "weight tensors by MSC role (weight, bias, gamma, beta, mean, var, const, ...)"},
+       "weight tensors by MSC role (weight, bias, gamma, beta, mean, var, const, ...; "
+       "docs/mscgraph.md#weight-roles); optional roles may be absent"},
       {"node.fused_epilogue", "null|{name, ident, optype, attrs}",
-       "the elementwise consumer folded into this node (backend.yaml fuse_epilogues): emit it "
-       "as this node's epilogue; null otherwise"},
+       "with backend.yaml fuse_epilogues: the elementwise consumer folded into this node (attrs "
+       "typed like node.attrs): emit it as this node's epilogue; null otherwise"},
       {"node.fused_residual", "null|T",
-       "the residual R of an add folded into this node (backend.yaml fuse_epilogues.residual): "
-       "emit the node as epilogue(node + R), R of the output's shape and dtype; null otherwise"},
+       "with fuse_epilogues.residual: the other operand R of the residual add folded into this "
+       "node (the output's shape and dtype): emit the node as epilogue(node + R); null otherwise"},
       {"node.fused_into", "str",
        "\"\" or the name of the producer this node was folded into (emit nothing for it: its "
        "output shares the producer's), or of the root of its fused elementwise chain"},
       {"node.fused_chain", "null|{inputs: [T], steps: [{name, ident, optype, attrs, operands}]}",
-       "the fused elementwise chain this node belongs to (backend.yaml fuse_elementwise; null "
-       "otherwise): its root (fused_into \"\") emits the whole chain as one kernel, the other "
-       "members nothing (their outputs are never stored); steps are the members in node order, "
-       "operands [{kind: \"input\"|\"step\", index}]"},
+       "with backend.yaml fuse_elementwise: the chain this node belongs to (the same object on "
+       "every member; null otherwise). Its root (fused_into \"\") emits the whole chain as one "
+       "kernel, the other members nothing (their outputs are never stored). inputs: the chain's "
+       "distinct outside inputs in first-use order; steps: the members in node order, the root "
+       "last, attrs typed like node.attrs; operands [{kind: \"input\"|\"step\", index}] in the "
+       "node's input order"},
       {"node.in_place", "bool",
        "a concat (backend.yaml memory_plan.concat_in_place) whose inputs' producers wrote them "
        "straight into their slices of its output: emit nothing that moves data"},
+      {"node.folded", "[str]",
+       "names of the nodes the backend's passes folded into this one (removed from the graph; "
+       "fold_constant: for a constant it made, every node that went into it, itself included); "
+       "present only when a pass folded something"},
       {"node.code", "{section: str}",
        "rendered snippet text per section: in a snippet, the sections rendered before the "
        "current one; in project templates, every section"},
@@ -69,30 +82,36 @@ const std::vector<FieldDoc>& TensorFieldDocs() {
       {"T.name", "str",
        "MSC tensor name: \"<node>:<k>\" for node outputs, the constant's name for weights; data"},
       {"T.alias", "str", "MSC alias (user-facing name), \"\" when none; data"},
-      {"T.dtype", "str", "float32, float16, int32, int64, bool, ..."},
+      {"T.dtype", "str",
+       "float32, float16, bfloat16, float64, int8, int16, int32, int64, uint8 or bool"},
       {"T.layout", "str", "axis letters (\"NCHW\", \"OIHW\") or \"\" when unknown"},
       {"T.shape", "[int]", "dims; -1 for a dynamic dim"},
       {"T.prims", "[str]",
        "[] when static, else per dim the MSC prim name (dynamic) or the literal dim"},
-      {"T.ndim", "int", "len(shape)"},
+      {"T.ndim", "int", "len(shape) (0 for a scalar)"},
       {"T.numel", "int", "product of shape (1 for 0-d); -1 when a dim is dynamic"},
-      {"T.nbytes", "int", "numel * bytes per element; -1 when a dim is dynamic"},
+      {"T.nbytes", "int", "numel * bytes per element (bool: 1); -1 when a dim is dynamic"},
       {"T.dims", "{letter: int}",
        "layout letter -> dim when the layout names every axis once, else {}"},
       {"T.ident", "str",
        "unique identifier: a node output's is its node's ident (\"<ident>_<k>\" for "
-       "multi-output nodes), a weight's is made from its alias (else name)"},
+       "multi-output nodes), a graph input's its input node's, a weight's is made from its alias "
+       "(else name)"},
       {"T.producer", "str", "name of the node producing it (weights: the first node using it)"},
       {"T.producer_ident", "str", "ident of that node"},
       {"T.out_idx", "int", "activations only: which output of the producer (k)"},
-      {"T.consumers", "[str]", "activations only: names of the nodes reading it, in node order"},
+      {"T.consumers", "[str]",
+       "activations only: names of the nodes reading it, in node order ([] for an unused output)"},
       {"T.is_graph_input", "bool", "a graph input"},
       {"T.is_graph_output", "bool", "a graph output"},
       {"T.is_weight", "bool", "a weight (node.weights value, graph.weights entry)"},
       {"T.key", "str", "weights only: its key in the project's weights.safetensors (MSC name)"},
-      {"T.role", "str", "weights only: its role in the first node that uses it"},
+      {"T.role", "str",
+       "weights only: its role in the first node that uses it (a shared weight shows that role "
+       "everywhere)"},
       {"T.offset", "int",
-       "activations only, memory_plan backends: byte offset of the tensor in the arena"},
+       "activations only, memory_plan backends: byte offset of the tensor in the arena (all but "
+       "the outputs of constant nodes)"},
   };
   return kDocs;
 }
@@ -100,37 +119,44 @@ const std::vector<FieldDoc>& TensorFieldDocs() {
 const std::vector<FieldDoc>& GraphFieldDocs() {
   static const std::vector<FieldDoc> kDocs = {
       {"graph.name", "str", "MSC graph name; data"},
-      {"graph.ident", "str", "identifier made from name"},
-      {"graph.inputs", "[T]", "graph input tensors in MSC order"},
+      {"graph.ident", "str", "identifier made from name (fallback \"graph\")"},
+      {"graph.inputs", "[T]", "graph input tensors in MSC order (the model's input order)"},
       {"graph.outputs", "[T]", "graph output tensors in MSC order"},
-      {"graph.nodes", "[N]", "every node in topological order, with code filled"},
+      {"graph.nodes", "[N]", "every node in topological order (input nodes included), code filled"},
       {"graph.weights", "[T]", "distinct weight tensors in first-use order"},
       {"graph.optypes", "[str]", "distinct optypes in first-use order"},
       {"graph.prims", "[{index, name, ident, optype, parents, attrs}]",
-       "MSC's symbolic-shape DAG (attrs are MSC strings); [] for static graphs"},
-      {"graph.memory", "{alignment, peak_bytes, naive_bytes, tensors}",
-       "memory_plan backends only: the arena; tensors = [{name, offset, nbytes}]"},
+       "MSC's symbolic-shape DAG (docs/mscgraph.md#prim; attrs are MSC strings, ident a Python / "
+       "C++ identifier for the prim's value); [] for static graphs"},
+      {"graph.memory", "{alignment, peak_bytes, naive_bytes, lower_bound_bytes, tensors}",
+       "memory_plan backends only: the arena. peak_bytes: its size; naive_bytes: the sum of all "
+       "aligned blocks; lower_bound_bytes: the largest sum of aligned blocks live at one step (no "
+       "plan can use less); tensors = [{name, offset, nbytes}] per planned tensor"},
   };
   return kDocs;
 }
 
 const std::vector<FieldDoc>& ProjectFieldDocs() {
   static const std::vector<FieldDoc> kDocs = {
-      {"graph", "graph", "the graph (fields above)"},
+      {"graph", "graph", "the graph (fields above), every node.code filled"},
       {"backend.name", "str", "the backend folder name"},
       {"backend.summary", "str", "backend.yaml summary"},
-      {"backend.weights", "str", "backend.yaml weights: where the weights file is written"},
-      {"backend.golden", "str", "backend.yaml golden: the folder for --golden data"},
-      {"options.has_golden", "bool", "generate was given --golden"},
+      {"backend.weights", "str",
+       "backend.yaml weights: where the weights file is written (\"\" when unset)"},
+      {"backend.golden", "str",
+       "backend.yaml golden: the folder for --golden data (\"\" when unset)"},
+      {"options.has_golden", "bool",
+       "generate was given --golden (else there is no golden folder)"},
       {"options.golden_files", "[str]",
-       "extra *.safetensors file names copied from --golden (besides inputs/outputs)"},
+       "extra *.safetensors file names copied from --golden besides inputs / outputs, sorted"},
       {"options.precision.name", "str", "generate --precision: fp32 (default) or fp16"},
       {"options.precision.atol", "float",
-       "golden tolerance of the reduced precision (backend.yaml precision.<name>.atol); absent "
-       "for fp32"},
+       "golden tolerance of the reduced precision (backend.yaml precision.<name>.atol): use it in "
+       "the golden check and say so in the project's README; absent for fp32"},
       {"options.precision.rtol", "float", "as atol: precision.<name>.rtol; absent for fp32"},
       {"options.precision.weights", "[str]",
-       "weight tensors stored as float16 (sorted names); absent for fp32"},
+       "weight tensors stored as float16 (sorted names; their dtype in graph.weights and "
+       "node.weights is float16); absent for fp32"},
       {"options.precision.activations", "[str]",
        "activation tensors stored as float16 (backend.yaml precision.<name>.activations; graph "
        "order); absent for fp32"},
@@ -147,6 +173,20 @@ const FieldDoc* FindFieldDoc(const std::vector<FieldDoc>& docs, const std::strin
 }
 
 namespace {
+
+/// A table cell: '|' escaped, '<' as an entity (Markdown would read "<section>" as HTML).
+std::string Cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? "\\|" : c == '<' ? "&lt;" : std::string(1, c);
+  return out;
+}
+
+void Table(const std::string& title, const std::string& intro, const std::vector<FieldDoc>& docs,
+           std::string& out) {
+  out += "\n## " + title + "\n\n" + intro + "\n\n| field | type | meaning |\n|---|---|---|\n";
+  for (const auto& d : docs)
+    out += "| `" + d.path + "` | " + Cell(d.type) + " | " + Cell(d.doc) + " |\n";
+}
 
 void Dump(const nlohmann::ordered_json& v, int depth, std::string& out) {
   const std::string pad(2 * (depth + 1), ' '), close(2 * depth, ' ');
@@ -193,6 +233,30 @@ void Dump(const nlohmann::ordered_json& v, int depth, std::string& out) {
 }
 
 }  // namespace
+
+std::string ContextReferenceMarkdown() {
+  std::string out =
+      "<!-- Generated by `msc-codegen context --reference` from generator/tools/context_doc.cc; "
+      "do not edit: tests/cli/test_cli.py fails when this file and the command differ. -->\n"
+      "# The template context\n\n"
+      "What `generate` renders templates with, built once per graph by "
+      "`generator/emit/context.cc`. To see it for a real graph: `msc-codegen context G.json "
+      "--node NAME --backend B [--section S]` (the object one snippet is rendered with) and "
+      "`msc-codegen context G.json --project --backend B` (the project templates' object).\n";
+  Table("What a snippet sees", "Each op snippet is rendered once per `op_sections` entry.",
+        SnippetFieldDocs(), out);
+  Table("What a project template sees", "Each `files` entry of backend.yaml is rendered once.",
+        ProjectFieldDocs(), out);
+  Table("Graph", "Project templates only.", GraphFieldDocs(), out);
+  Table("Node (N)", "`node` in a snippet, `graph.nodes[i]` in a project template.", NodeFieldDocs(),
+        out);
+  Table("Tensor (T)",
+        "`node.inputs[i]`, `node.outputs[k]`, `node.weights.<role>`, `graph.inputs`, "
+        "`graph.outputs`, `graph.weights`. Keys a graph's JSON carries on a tensor beyond MSC's "
+        "six are passed through as well.",
+        TensorFieldDocs(), out);
+  return out;
+}
 
 std::string DumpContextJson(const nlohmann::ordered_json& value) {
   std::string out;

@@ -1,6 +1,6 @@
 // The template context, documented field by field: what generator/emit/context.cc BuildContext
-// (and generate.cc around it) puts in front of snippets and project templates. new-op and
-// new-backend write these descriptions into the header of every snippet stub; the unit test
+// (and generate.cc around it) puts in front of snippets and project templates: the one source of
+// docs/template-context.md (`msc-codegen context --reference`). The unit test
 // (tests/unit/test_scaffold.cc) builds real contexts and fails when a field exists without a
 // description here or a description names a field that no context has.
 #pragma once
@@ -35,6 +35,10 @@ const std::vector<FieldDoc>& ProjectFieldDocs();
 
 /// The doc of `key` in `docs` (matching the last path component), or nullptr.
 const FieldDoc* FindFieldDoc(const std::vector<FieldDoc>& docs, const std::string& key);
+
+/// The Markdown reference of every field above (docs/template-context.md is this text, written
+/// by `msc-codegen context --reference`).
+std::string ContextReferenceMarkdown();
 
 /// Pretty JSON (2-space indent, keys in context order, lists of scalars on one line) that shows
 /// what plain JSON cannot: infinite and NaN floats (typed attrs such as clip's min = -inf) print

@@ -14,7 +14,6 @@
 #include "generator/emit/generate.h"
 #include "generator/emit/naming.h"
 #include "generator/ir/attr_format.h"
-#include "generator/tools/context_doc.h"
 
 namespace msc::tools {
 
@@ -239,69 +238,6 @@ opdef::OpDefRegistry LoadWith(const std::string& opdefs_dir, const fs::path& fil
 
 // ---- snippet stubs ------------------------------------------------------------------------------
 
-/// A one-node graph of `def` (inputs from `input` nodes, every weight role, attrs absent so the
-/// defaults apply), for building a real context to list the fields of.
-ir::MSCGraph SampleGraph(const opdef::OpDef& def) {
-  ir::MSCGraph g;
-  g.name = "sample";
-  auto tensor = [](const std::string& name, const std::string& alias) {
-    ir::MSCTensor t;
-    t.name = name;
-    t.alias = alias;
-    t.dtype = "float32";
-    t.shape = {2, 3, 4, 5};
-    return t;
-  };
-  const size_t n_inputs =
-      def.variadic ? std::max<size_t>(2, static_cast<size_t>(def.min_inputs)) : def.inputs.size();
-  ir::MSCJoint node;
-  for (size_t i = 0; i < n_inputs; ++i) {
-    ir::MSCJoint in;
-    in.index = static_cast<int64_t>(g.nodes.size());
-    in.name = "input_" + std::to_string(i);
-    in.optype = "input";
-    in.outputs.push_back(tensor(in.name + ":0", in.name));
-    g.inputs.push_back(in.name + ":0");
-    node.parents.push_back(in.name);
-    node.inputs.push_back(in.name + ":0");
-    g.nodes.push_back(in);
-  }
-  node.index = static_cast<int64_t>(g.nodes.size());
-  node.name = "node";
-  node.optype = def.optype;
-  node.outputs.push_back(tensor("node:0", "node"));
-  for (size_t i = 0; i < def.weights.size(); ++i)
-    node.weights.emplace_back(def.weights[i].role,
-                              tensor("const_" + std::to_string(i), "node." + def.weights[i].role));
-  g.nodes.push_back(node);
-  g.outputs.push_back("node:0");
-  g.BuildIndex();
-  return g;
-}
-
-std::string FieldLine(const FieldDoc* d, const std::string& path) {
-  if (!d) return Wrap("    " + path + ": ", "(see generator/emit/context.cc)", "        ");
-  return Wrap("    " + path + " (" + d->type + "): ", d->doc, "        ");
-}
-
-std::string AttrLine(const opdef::AttrDef& a) {
-  std::vector<std::string> facts = {opdef::AttrTypeName(a.type)};
-  if (a.required) facts.push_back("required");
-  if (!a.required || !a.default_value.is_null())
-    facts.push_back("default " + YamlValue(a.default_value));
-  if (a.nullable) facts.push_back("nullable (\"\" -> null)");
-  if (!a.choices.empty()) facts.push_back("one of " + YamlValue(Json(a.choices)));
-  if (!a.lengths.empty()) {
-    std::vector<std::string> l;
-    for (auto n : a.lengths) l.push_back(std::to_string(n));
-    facts.push_back("length " + Join(l, " or "));
-  }
-  if (a.min) facts.push_back("min " + NumberText(*a.min));
-  std::string text = Join(facts, ", ");
-  if (!a.doc.empty()) text += "; " + a.doc;
-  return Wrap("      " + a.name + ": ", text, "          ");
-}
-
 /// The engine would end the comment at "#}": keep it out of text copied into the header.
 std::string CommentSafe(std::string s) {
   for (size_t p; (p = s.find("#}")) != std::string::npos;) s.replace(p, 2, "# }");
@@ -311,9 +247,7 @@ std::string CommentSafe(std::string s) {
 }  // namespace
 
 std::string SnippetStub(const emit::BackendSpec& spec, const opdef::OpDef& def,
-                        const opdef::OpDefRegistry& opdefs, const std::string& origin) {
-  const Json ctx = emit::BuildContext(SampleGraph(def), opdefs, spec);
-  const Json& node = ctx["graph"]["nodes"].back();
+                        const std::string& origin) {
   const std::string rel = spec.OpTemplateFor(def.optype);
   std::string h;
   h +=
@@ -321,61 +255,19 @@ std::string SnippetStub(const emit::BackendSpec& spec, const opdef::OpDef& def,
            origin +
                ". Write the code and drop the raise_error line at the end (the one with the "
                "stub marker: `msc-codegen ops` shows \"stub\" while it is there); this "
-               "comment may stay. Guide: docs/writing-an-op.md. The exact context of one "
-               "node: msc-codegen context GRAPH.json --node NAME --backend " +
-               spec.name + " [--section S]",
+               "comment may stay. Guide: docs/writing-an-op.md.",
            "    ");
-  h += "\n";
   h += Wrap("    ", CommentSafe(def.optype + ": " + def.summary), "    ");
   h += Wrap("    Rendered for each " + def.optype + " node, once per section of backend.yaml ",
             "op_sections (" + Join(spec.op_sections, ", ") +
                 "); the text becomes node.code.<section>, which the project templates place. "
-                "Filters beyond Jinja2's: py_str, c_str, py_literal, c_literal; raise_error(msg) "
-                "fails generation with msg.",
+                "Its inputs, attrs and weights: the opdef of " +
+                def.optype +
+                " (opdefs/). The fields a snippet sees: docs/template-context.md (msc-codegen "
+                "context --reference); the exact context of one node: msc-codegen context "
+                "GRAPH.json --node NAME --backend " +
+                spec.name + " [--section S].",
             "    ");
-  h += "\n    The context (built by generator/emit/context.cc):\n";
-  for (const auto& d : SnippetFieldDocs()) h += FieldLine(&d, d.path);
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    const std::string key = it.key();
-    h += FieldLine(FindFieldDoc(NodeFieldDocs(), key), "node." + key);
-    if (key == "inputs") {
-      std::string ins;
-      if (def.variadic) {
-        ins = "variadic: " + std::to_string(def.min_inputs) + " or more";
-      } else {
-        std::vector<std::string> named;
-        for (size_t i = 0; i < def.inputs.size(); ++i)
-          named.push_back("[" + std::to_string(i) + "] " + def.inputs[i] +
-                          (static_cast<int64_t>(i) >= def.min_inputs ? " (optional)" : ""));
-        ins = named.empty() ? "none" : Join(named, ", ");
-      }
-      h += Wrap("      inputs of " + def.optype + ": ", ins, "          ");
-    } else if (key == "attrs") {
-      if (def.attrs.empty()) h += "      " + def.optype + " has no attrs in its opdef\n";
-      for (const auto& a : def.attrs) h += CommentSafe(AttrLine(a));
-    } else if (key == "weights") {
-      if (def.weights.empty()) h += "      " + def.optype + " has no weights\n";
-      for (const auto& w : def.weights) {
-        std::vector<std::string> facts;
-        if (w.optional) facts.push_back("optional (may be absent)");
-        if (!w.layout.empty()) facts.push_back("layout " + w.layout);
-        if (!w.doc.empty()) facts.push_back(w.doc);
-        h += CommentSafe(Wrap("      " + w.role + ": ",
-                              facts.empty() ? "T" : "T, " + Join(facts, "; "), "          "));
-      }
-    }
-  }
-  // Tensor fields: the union over an activation and a weight tensor, in context order.
-  std::vector<std::string> tensor_keys;
-  auto collect = [&](const Json& t) {
-    for (auto it = t.begin(); it != t.end(); ++it)
-      if (!Contains(tensor_keys, it.key())) tensor_keys.push_back(it.key());
-  };
-  collect(node["outputs"][0]);
-  for (auto it = node["weights"].begin(); it != node["weights"].end(); ++it) collect(it.value());
-  h += "\n    T (a tensor: node.inputs[i], node.outputs[k], node.weights.<role>):\n";
-  for (const auto& key : tensor_keys)
-    h += FieldLine(FindFieldDoc(TensorFieldDocs(), key), "T." + key);
   h += "-#}\n";
   h += "{{ raise_error(" +
        Json(def.optype + " is not implemented yet on the " + spec.name + " backend (node ").dump() +
@@ -588,7 +480,7 @@ ScaffoldReport NewOp(const NewOpOptions& o) {
         report.notes.push_back(b + ": " + o.like + " has no snippet there (" +
                                (Contains(spec.no_snippet, o.like) ? "no_snippet" : "missing") +
                                "): wrote a stub");
-      text = SnippetStub(spec, def, with_new, origin);
+      text = SnippetStub(spec, def, origin);
     }
     plan.Create(target, text);
   }
@@ -795,7 +687,7 @@ ScaffoldReport NewBackend(const NewBackendOptions& o) {
         if (Contains(spec.no_snippet, optype) || !def.not_for_inference.empty()) continue;
         const fs::path p = stage / spec.OpTemplateFor(optype);
         fs::create_directories(p.parent_path());
-        WriteText(p, SnippetStub(spec, def, opdefs, origin));
+        WriteText(p, SnippetStub(spec, def, origin));
         ++stubs;
       }
       report.notes.push_back(std::to_string(stubs) + " stub snippets under " +

@@ -2,10 +2,10 @@
 //
 // Both commands check everything first and then write; they never overwrite: an existing opdef,
 // snippet, test case or backend folder is an msc::Error naming it, and nothing is written. The
-// snippets they write are stubs: a header comment listing the context fields the snippet can use
-// (taken from a context the real builder, generator/emit/context.cc, made for the op), then a
-// raise_error call carrying kStubMarker, so generating a graph with the op fails with a clear
-// message until the snippet is written, and `msc-codegen ops` shows "stub".
+// snippets they write are stubs: a header comment pointing to the context reference
+// (docs/template-context.md) and to `msc-codegen context`, then a raise_error call carrying
+// kStubMarker, so generating a graph with the op fails with a clear message until the snippet is
+// written, and `msc-codegen ops` shows "stub".
 #pragma once
 
 #include <string>
@@ -67,11 +67,12 @@ ScaffoldReport NewBackend(const NewBackendOptions& options);
 /// Whether the backend's snippet for `optype` exists and is a stub (holds kStubMarker).
 bool IsSnippetStub(const emit::BackendSpec& spec, const std::string& optype);
 
-/// The stub snippet of `def` on `spec`'s backend: the header comment (context fields from a
-/// context built for a one-node graph of the op, the op's inputs, attrs with types and defaults,
-/// weight roles) and the raise_error line. `origin` says which command wrote it.
+/// The stub snippet of `def` on `spec`'s backend: a header comment (the op's summary, its
+/// op_sections, and where the context is documented and shown: docs/template-context.md,
+/// `msc-codegen context`; nothing copied from them) and the raise_error line. `origin` says which
+/// command wrote it.
 std::string SnippetStub(const emit::BackendSpec& spec, const opdef::OpDef& def,
-                        const opdef::OpDefRegistry& opdefs, const std::string& origin);
+                        const std::string& origin);
 
 /// `def` as one opdefs/*.yaml entry (the format of opdefs/README.md) under the name `optype`;
 /// loading it gives back the same definition (every field; comments and anchors are not kept).

@@ -88,13 +88,13 @@ def test_new_op_writes_opdef_snippets_and_case_then_generate_fails_clearly(tree,
         assert "created  %s" % path in proc.stdout
         text = path.read_text()
         assert "{# msc-codegen:stub #}" in text
-        # the header lists the context a snippet sees, from the real context builder
-        for field in ("node.name", "node.inputs", "node.attrs", "node.attrs_raw", "node.weights",
-                      "T.shape", "T.dtype", "T.ident", "section (str)"):
-            assert field in text, (backend, field)
+        # the header points to the context reference and the command, copying neither
+        words = " ".join(text.split())  # the header is wrapped
+        assert "docs/template-context.md" in words, backend
+        assert "msc-codegen context GRAPH.json --node NAME --backend %s" % backend in words
+        assert "node.attrs_raw" not in text, backend
     words = lambda path: " ".join(path.read_text().split())  # noqa: E731  (the header is wrapped)
     assert "op_sections (init, forward, params, helpers)" in words(tree.templates / "torch" / snippets["torch"])
-    assert "T.offset" in (tree.templates / "vulkan" / snippets["vulkan"]).read_text()  # memory plan
     nn_yaml = (tree.opdefs / "nn.yaml").read_text()
     assert "appended %s" % (tree.opdefs / "nn.yaml") in proc.stdout
     assert re.search(r"\nnn\.my_op:\n  summary: .*\n  inputs: \[x\]", nn_yaml)
@@ -282,6 +282,17 @@ def test_new_backend_skeleton_works_once_snippets_are_written(tree, tmp_path):
 
 # ---- context ------------------------------------------------------------------------------------
 
+def test_context_reference_is_docs_template_context_md():
+    """docs/template-context.md is generated from generator/tools/context_doc.cc; regenerate it with
+    `build/msc-codegen context --reference > docs/template-context.md` when this fails."""
+    proc = run_cli("context", "--reference")
+    with open(os.path.join(ROOT, "docs", "template-context.md"), encoding="utf-8") as f:
+        assert proc.stdout == f.read(), "docs/template-context.md is stale: regenerate it (see this test's doc)"
+    assert "| `node.fused_chain` |" in proc.stdout and "| `T.offset` |" in proc.stdout
+    bad = run_cli("context", "g.json", "--reference", check=False)
+    assert bad.returncode == 1 and "context --reference takes no graph" in bad.stderr
+
+
 def context(tree, *args):
     return json.loads(tree.cli("context", *args).stdout)
 
@@ -372,19 +383,21 @@ def test_context_project_and_errors(tree):
 
 
 def test_docs_name_every_context_field(tree):
-    """docs/writing-a-backend.md documents every key the context has (vulkan: memory plan and
+    """docs/template-context.md documents every key a real context has (vulkan: memory plan and
     fusion fields too)."""
-    doc = open(os.path.join(ROOT, "docs", "writing-a-backend.md")).read()
+    doc = open(os.path.join(ROOT, "docs", "template-context.md")).read()
+    memory_row = next(line for line in doc.splitlines() if line.startswith("| `graph.memory` |"))
     proj = context(tree, os.path.join(CONV_RELU, "graph.json"), "--project", "--backend", "vulkan")
     missing = []
 
-    def need(path):
-        if "`%s`" % path not in doc:
+    def need(path):  # documented itself, or each of its keys (options.precision.name, ...)
+        if "`%s`" % path not in doc and "`%s." % path not in doc:
             missing.append(path)
     for key in proj["graph"]:
         need("graph." + key)
     for key in proj["graph"]["memory"]:
-        need("graph.memory." + key)
+        if key not in memory_row:
+            missing.append("graph.memory." + key)
     for key in ("backend", "options"):
         for sub in proj[key]:
             need(key + "." + sub)

@@ -113,27 +113,38 @@ TEST_CASE("the context field docs cover exactly what BuildContext builds") {
       Collect(msc::emit::BuildContext(graph, opdefs, spec)["graph"], keys);
     }
   }
-  // `code` is filled by generate (RenderSnippets) after BuildContext: present, as {}.
+  // `code` is filled by generate (RenderSnippets) after BuildContext: present, as {}. `folded`
+  // exists only when generate hands Context the passes' record (tests/unit/test_generate_speed.cc).
+  keys.node.insert("folded");
   CHECK(keys.node == DocKeys(msc::tools::NodeFieldDocs()));
   CHECK(keys.tensor == DocKeys(msc::tools::TensorFieldDocs()));
   CHECK(keys.graph == DocKeys(msc::tools::GraphFieldDocs()));
 }
 
-TEST_CASE("a stub snippet lists every context field of its op and raises with the marker") {
+TEST_CASE("a stub snippet points to the context reference and raises with the marker") {
   const auto opdefs = msc::opdef::OpDefRegistry::LoadDir(kOpdefs);
-  const auto spec = msc::emit::LoadBackendSpec(kTemplates, "vulkan");  // memory plan: T.offset
-  const std::string stub =
-      msc::tools::SnippetStub(spec, *opdefs.Find("nn.conv2d"), opdefs, "`a test`");
-  for (const auto& d : msc::tools::NodeFieldDocs()) CHECK(stub.find(d.path + " (") != stub.npos);
-  for (const auto& d : msc::tools::TensorFieldDocs()) CHECK(stub.find(d.path + " (") != stub.npos);
-  CHECK(stub.find("strides: int list, default [1, 1], length 2, min 1") != stub.npos);
-  CHECK(stub.find("weight: T, layout OIHW") != stub.npos);
-  CHECK(stub.find("[0] data") != stub.npos);
+  const auto spec = msc::emit::LoadBackendSpec(kTemplates, "vulkan");
+  const std::string stub = msc::tools::SnippetStub(spec, *opdefs.Find("nn.conv2d"), "`a test`");
+  CHECK(stub.find("docs/template-context.md") != stub.npos);
+  CHECK(stub.find("--node NAME --backend vulkan") != stub.npos);
   CHECK(stub.find("op_sections (run)") != stub.npos);
+  // nothing copied from the context reference or the opdef beyond the summary
+  for (const auto& d : msc::tools::NodeFieldDocs()) CHECK(stub.find(d.doc) == stub.npos);
+  CHECK(stub.find("strides") == stub.npos);
   CHECK(stub.find(msc::tools::kStubMarker) != stub.npos);
   CHECK(stub.find("raise_error(\"nn.conv2d is not implemented yet on the vulkan backend") !=
         stub.npos);
   CHECK(stub.find("#}") == stub.find("-#}") + 1);  // the header is one comment, closed once
+}
+
+TEST_CASE("the context reference documents every field, one table row each") {
+  const std::string md = msc::tools::ContextReferenceMarkdown();
+  for (const auto* docs : {&msc::tools::SnippetFieldDocs(), &msc::tools::ProjectFieldDocs(),
+                           &msc::tools::GraphFieldDocs(), &msc::tools::NodeFieldDocs(),
+                           &msc::tools::TensorFieldDocs()})
+    for (const auto& d : *docs) CHECK(md.find("| `" + d.path + "` | ") != md.npos);
+  // a '|' inside a cell is escaped so the row keeps three columns
+  CHECK(md.find("null\\|T") != md.npos);
 }
 
 TEST_CASE("case stubs write attrs as MSC strings and a reference that raises") {
