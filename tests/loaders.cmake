@@ -1,5 +1,5 @@
 # Generated-code loaders against a corpus of corrupt weights and golden files (tests/loaders):
-# one small model generated for torch, numpy, relax (fake TVM; real TVM too with MSC_TVM_HOME) and
+# one small model generated for every Python-harness backend the suite finds (tests/common/backends.py) and
 # vulkan (built once under ASan + UBSan in loaders/ of the build folder, then incrementally); each
 # project's golden test must reject every corrupt file with a one-line error naming the file and
 # tensor, exit status 2, and no traceback, signal or sanitizer report.

@@ -113,6 +113,47 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
 
 /// `import`: ONNX model -> DIR/graph.json, DIR/weights.safetensors and, from an ONNX test-data
 /// folder, DIR/golden/{inputs,outputs}.safetensors; committed atomically.
+/// `msc-codegen backends`: every backend under `templates` with its summary and backend.yaml
+/// `test` section; --json for the test suite (tests/common/backends.py).
+int PrintBackends(const std::string& templates, bool json) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& b : msc::emit::ListBackends(templates)) {
+    const auto spec = msc::emit::LoadBackendSpec(templates, b);
+    nlohmann::ordered_json test = nullptr;
+    if (spec.has_test)
+      test = {{"run", spec.test.run},
+              {"python", spec.test.python},
+              {"merge", spec.test.merge},
+              {"env", spec.test.env}};
+    std::vector<std::string> precisions;
+    for (const auto& [name, p] : spec.precisions) precisions.push_back(name);
+    out.push_back({{"name", spec.name},
+                   {"summary", spec.summary},
+                   {"precisions", precisions},
+                   // a memory plan needs static shapes (context.cc ThrowDynamic)
+                   {"dynamic_shapes", spec.memory_alignment == 0},
+                   {"test", test}});
+  }
+  if (json) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  size_t width = 7;
+  for (const auto& b : out) width = std::max(width, b["name"].get<std::string>().size());
+  for (const auto& b : out) {
+    std::string run = "(no test section)";
+    if (!b["test"].is_null()) {
+      run.clear();
+      for (const auto& w : b["test"]["run"]) run += (run.empty() ? "" : " ") + w.get<std::string>();
+    }
+    const std::string name = b["name"];
+    std::cout << name << std::string(width - name.size() + 2, ' ')
+              << b["summary"].get<std::string>() << "\n"
+              << std::string(width + 2, ' ') << "test: " << run << "\n";
+  }
+  return 0;
+}
+
 int ImportCommand(const std::string& model, const std::string& out_dir,
                   const std::map<std::string, std::vector<int64_t>>& shapes,
                   const std::string& golden_from, bool force, const std::string& opdefs_dir) {
@@ -227,6 +268,11 @@ int main(int argc, char** argv) {
   render->add_option("--data", data_path, "JSON file with the template variables")->required();
 
   auto* ops = app.add_subcommand("ops", "print the optype x backend coverage matrix");
+  bool backends_json = false;
+  auto* backends_cmd = app.add_subcommand(
+      "backends", "list the backends under --templates with how the tests run their projects");
+  backends_cmd->add_flag("--json", backends_json,
+                         "as JSON (name, summary, precisions besides fp32, dynamic_shapes, test)");
 
   msc::tools::NewOpOptions new_op;
   auto* new_op_cmd = app.add_subcommand(
@@ -236,7 +282,7 @@ int main(int argc, char** argv) {
                          "copy this optype's opdef entry and snippets instead of stubs");
   new_op_cmd->add_option("--cases", new_op.cases_file,
                          "test cases file for the case stub (default: "
-                         "<opdefs>/../tests/relax/graphs/cases_ops.py when it exists)");
+                         "<opdefs>/../tests/ops/cases/cases_ops.py when it exists)");
   msc::tools::NewBackendOptions new_backend;
   auto* new_backend_cmd = app.add_subcommand(
       "new-backend", "scaffold a backend folder under --templates (skeleton or a copy)");
@@ -337,6 +383,8 @@ int main(int argc, char** argv) {
       std::cout << env.Render(t.filename().string(), data);
     } else if (*ops) {
       return PrintOps(templates, opdefs_dir);
+    } else if (*backends_cmd) {
+      return PrintBackends(templates, backends_json);
     } else if (*new_op_cmd || *new_backend_cmd) {
       msc::tools::ScaffoldReport report;
       if (*new_op_cmd) {

@@ -87,6 +87,33 @@ void ParsePrecisions(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec
   }
 }
 
+void ParseTest(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec) {
+  TestSpec& t = spec->test;
+  bool has_run = false;
+  for (const auto& [k, a] : r.Map(v, "test", {"run", "python", "merge", "env"})) {
+    if (k == "run") {
+      t.run = r.StrList(a, "test.run");
+      if (t.run.empty()) r.Fail(a, "test.run must name a command");
+      has_run = true;
+    } else if (k == "python") {
+      t.python = r.Str(a, "test.python");
+      if (t.python != "debian" && t.python != "tvm")
+        r.Fail(a, "test.python must be debian or tvm, got '" + t.python + "'");
+    } else if (k == "merge") {
+      t.merge = r.Bool(a, "test.merge");
+    } else {
+      for (const auto& [name, value] : r.Map(a, "test.env", {}))
+        t.env[name] = r.Str(value, "test.env." + name);
+    }
+  }
+  if (!has_run) r.Fail(v, "test needs 'run' (the command that runs a project's golden test)");
+  const bool uses_python = std::find(t.run.begin(), t.run.end(), "python") != t.run.end();
+  if (uses_python != !t.python.empty())
+    r.Fail(v, uses_python ? "test.run uses python: say which with test.python (debian or tvm)"
+                          : "test.python is set but test.run does not use python");
+  spec->has_test = true;
+}
+
 }  // namespace
 
 const std::vector<std::string>& PrecisionNames() {
@@ -117,7 +144,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
        r.Map(root, "backend.yaml",
              {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights",
               "golden", "reserved_names", "memory_plan", "fuse_epilogues", "fuse_elementwise",
-              "passes", "precision"})) {
+              "passes", "precision", "test"})) {
     if (key == "summary") {
       spec.summary = r.Str(v, key);
     } else if (key == "op_template") {
@@ -159,6 +186,8 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
       }
     } else if (key == "precision") {
       ParsePrecisions(r, v, &spec);
+    } else if (key == "test") {
+      ParseTest(r, v, &spec);
     } else if (key == "fuse_epilogues") {
       const auto entries =
           r.Map(v, "fuse_epilogues", {"producers", "epilogues", "residual", "residual_producers"});

@@ -45,6 +45,22 @@ struct CopyTree {
   std::string filter_keep;
 };
 
+/// How the test suite runs a generated project of the backend (backend.yaml `test`): read by the
+/// tests through `msc-codegen backends --json` (tests/common/backends.py), never by generate.
+struct TestSpec {
+  /// The command run in the project folder, as argv; the word `python` is the interpreter
+  /// `python` names.
+  std::vector<std::string> run;
+  /// Which interpreter `python` in `run` is: "debian" (MSC_PYTHON: Debian's torch 1.13, numpy,
+  /// safetensors), "tvm" (the TVM under test: tests/common/tvm_under_test.py, else the stand-in
+  /// tests/relax/fake_tvm on MSC_PYTHON), or "" when `run` does not use one.
+  std::string python;
+  /// Many small graphs are run as one merged project (a build per project costs minutes).
+  bool merge = false;
+  /// Extra environment of the run (e.g. MSC_VK_VALIDATION=1), sorted by name.
+  std::map<std::string, std::string> env;
+};
+
 struct BackendSpec {
   std::string name;
   std::string summary;
@@ -82,6 +98,9 @@ struct BackendSpec {
   std::vector<std::string> passes;
   /// Reduced precisions the backend offers besides float32, by name (PrecisionNames()).
   std::map<std::string, Precision> precisions;
+  /// How tests run its projects; absent (has_test false): the suite cannot run them.
+  bool has_test = false;
+  TestSpec test;
 
   /// Snippet path for an optype, relative to dir: "nn.conv2d" -> "ops/nn/conv2d.py.j2".
   std::string OpTemplateFor(const std::string& optype) const;

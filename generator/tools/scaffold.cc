@@ -320,7 +320,7 @@ std::string CaseStub(const opdef::OpDef& def, const std::string& case_name,
        "    shapes/dtypes and the attrs a meaningful variant needs and write the reference "
        "(torch, or\n"
        "    an independent numpy loop; TVM v0.20 relax semantics), then run `/usr/bin/python3\n"
-       "    tests/relax/graphs/cases.py --write` to add graphs/" +
+       "    tests/ops/cases/cases.py --write` to add tests/ops/cases/" +
        case_name +
        ".json. Add a case per variant\n"
        "    whose attrs change the semantics (see the other cases in this file).\"\"\"\n";
@@ -354,7 +354,7 @@ std::string CaseStub(const opdef::OpDef& def, const std::string& case_name,
 }
 
 std::string DefaultCasesFile(const std::string& opdefs_dir) {
-  fs::path p = fs::path(opdefs_dir).parent_path() / "tests" / "relax" / "graphs" / "cases_ops.py";
+  fs::path p = fs::path(opdefs_dir).parent_path() / "tests" / "ops" / "cases" / "cases_ops.py";
   return fs::is_regular_file(p) ? p.string() : "";
 }
 
@@ -495,7 +495,7 @@ ScaffoldReport NewOp(const NewOpOptions& o) {
     if (text.find("\ndef case(") == std::string::npos)
       throw Error(o.cases_file +
                   ": no `def case(` registry decorator (expected a file like "
-                  "tests/relax/graphs/cases_ops.py); nothing was written");
+                  "tests/ops/cases/cases_ops.py); nothing was written");
     const fs::path dir = cases.parent_path();
     const fs::path json = dir / (case_name + ".json");
     const bool taken =
@@ -511,7 +511,7 @@ ScaffoldReport NewOp(const NewOpOptions& o) {
   } else {
     report.notes.push_back(
         "no test case stub: no cases file (source checkouts have "
-        "tests/relax/graphs/cases_ops.py; pass --cases FILE)");
+        "tests/ops/cases/cases_ops.py; pass --cases FILE)");
   }
   plan.Commit(report);
   return report;
@@ -566,14 +566,21 @@ std::string SkeletonBackendYaml(const std::string& name, const std::string& ext)
          "# Optional: one arena for all activations (adds T.offset and graph.memory):\n"
          "# memory_plan: {alignment: 256, alias: [reshape, squeeze, expand_dims]}\n"
          "# Optional: fold an elementwise consumer into its producer (node.fused_epilogue):\n"
-         "# fuse_epilogues: {producers: [nn.conv2d], epilogues: [nn.relu]}\n";
+         "# fuse_epilogues: {producers: [nn.conv2d], epilogues: [nn.relu]}\n"
+         "# How the test suite runs a project's golden test; with it, every suite that runs\n"
+         "# backends runs this one (docs/writing-a-backend.md, How the tests find a backend):\n"
+         "# test:\n"
+         "#   run: [python, test_model.py]   # argv in the project folder\n"
+         "#   python: debian                 # `python` above: debian (MSC_PYTHON) or tvm\n"
+         "#   merge: false                   # true: tests merge many graphs into one project\n"
+         "#   env: {}                        # extra environment of the run\n";
 }
 
 std::string SkeletonModel(const std::string& name) {
   return "{#- The " + name + " project's model file, written by `msc-codegen new-backend " + name +
          "`: replace it with the\n"
          "    target language. It is rendered once with graph, backend and options (every field:\n"
-         "    docs/writing-a-backend.md); node.code.code is what each node's snippet rendered. "
+         "    docs/template-context.md); node.code.code is what each node's snippet rendered. "
          "-#}\n"
          "model {{ graph.name | py_str }} ({{ graph.nodes | length }} nodes)\n"
          "{%- for t in graph.inputs %}\n"

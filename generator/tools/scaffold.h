@@ -32,7 +32,7 @@ struct NewOpOptions {
   std::string templates_root;
   std::string opdefs_dir;
   /// Python file holding the per-op test cases (an `@case`-decorated function per case, as in
-  /// tests/relax/graphs/cases_ops.py); "" = write no test case stub.
+  /// tests/ops/cases/cases_ops.py); "" = write no test case stub.
   std::string cases_file;
 };
 
@@ -84,7 +84,7 @@ std::string OpDefYaml(const opdef::OpDef& def, const std::string& optype);
 std::string CaseStub(const opdef::OpDef& def, const std::string& case_name,
                      const std::string& origin);
 
-/// <opdefs_dir>/../tests/relax/graphs/cases_ops.py when it exists (a source checkout), else "".
+/// <opdefs_dir>/../tests/ops/cases/cases_ops.py when it exists (a source checkout), else "".
 std::string DefaultCasesFile(const std::string& opdefs_dir);
 
 }  // namespace msc::tools

@@ -10,6 +10,11 @@ import pytest
 
 from conftest import REFERENCE, ROOT, run_cli
 
+# Every backend under templates/ (`msc-codegen backends --json`), and the precisions each offers.
+_LISTING = json.loads(run_cli("backends", "--json").stdout)
+ALL_BACKENDS = [b["name"] for b in _LISTING]
+PRECISIONS = {b["name"]: b["precisions"] for b in _LISTING}
+
 REAL = os.path.join(REFERENCE, "msc-real")
 
 
@@ -199,7 +204,7 @@ def test_installed_layout_generates(tmp_path):
     shutil.rmtree(tmp_path / "prefix")
 
 
-@pytest.mark.parametrize("backend", ["torch", "relax", "vulkan"])
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
 def test_hostile_names_write_nothing_outside_out(backend, tmp_path):
     """Names with quotes, newlines, '../', keywords and non-ASCII never become paths: every file
     lands under --out, and nothing else appears beside it."""
@@ -261,7 +266,7 @@ def test_vulkan_concat_in_place(tmp_path):
     """memory_plan.concat_in_place: a channel concat at batch 1 whose slices are 256-byte aligned
     is planned in place (inputs at the output's offset + the bytes before them, no copy
     dispatched); a misaligned one keeps its ops::Concat. Run on the device by
-    e2e_vulkan_squeezenet1_0."""
+    e2e_merged (squeezenet1_0)."""
     from collections import OrderedDict
     from msc_export.mscgraph import MSCGraph, MSCJoint, MSCTensor
 
@@ -298,7 +303,7 @@ def test_precision_fp16_stores_linear_weights_as_float16(tmp_path, real_golden):
     """--precision fp16 (vulkan backend.yaml precision.fp16): the linear weights go to the project as
     F16 (bias stays F32), model.cc declares them float16, and main.cc / README carry the fp16 golden
     tolerance. The kernels reading them run in tests/vulkan (float16 weights of every conv
-    algorithm and GEMM) and on resnet18 in e2e_vulkan_resnet18_fp16."""
+    algorithm and GEMM) and on resnet18 in e2e_resnet18_fp16."""
     out = tmp_path / "vk"
     run_cli("generate", "--graph", real("mlp", "graph.json"), "--weights", real("mlp", "weights.safetensors"),
             "--backend", "vulkan", "--precision", "fp16", "--out", out, "--golden", real_golden("mlp"))
@@ -324,7 +329,7 @@ def test_precision_fp16_stores_linear_weights_as_float16(tmp_path, real_golden):
     assert "defaults.tol" not in (tmp_path / "fp32" / "main.cc").read_text()
 
 
-@pytest.mark.parametrize("backend", ["torch", "relax", "numpy"])
+@pytest.mark.parametrize("backend", [b for b in ALL_BACKENDS if "fp16" not in PRECISIONS[b]])
 def test_precision_fp16_is_refused_where_the_backend_does_not_offer_it(backend, tmp_path):
     proc = run_cli("generate", "--graph", real("mlp", "graph.json"), "--weights", real("mlp", "weights.safetensors"),
                    "--backend", backend, "--precision", "fp16", "--out", tmp_path / "o", check=False)

@@ -10,7 +10,10 @@ import sys
 
 import pytest
 
-from conftest import REFERENCE, ROOT, run_cli
+from conftest import BINARY, REFERENCE, ROOT, run_cli
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
+import backends  # noqa: E402
 
 PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
 CONV_RELU = os.path.join(REFERENCE, "msc-real", "conv_relu")
@@ -18,16 +21,16 @@ CONV_RELU = os.path.join(REFERENCE, "msc-real", "conv_relu")
 
 @pytest.fixture
 def tree(tmp_path):
-    """A copy of opdefs/, templates/ and tests/relax/graphs/cases*.py; `cli(...)` runs msc-codegen
+    """A copy of opdefs/, templates/ and tests/ops/cases/cases*.py; `cli(...)` runs msc-codegen
     on it."""
     root = tmp_path / "repo"
     shutil.copytree(os.path.join(ROOT, "opdefs"), root / "opdefs")
     shutil.copytree(os.path.join(ROOT, "templates"), root / "templates")
     (root / "runtime").symlink_to(os.path.join(ROOT, "runtime"))  # vulkan's copy: ../../runtime/vulkan
-    cases = root / "tests" / "relax" / "graphs"
+    cases = root / "tests" / "ops" / "cases"
     cases.mkdir(parents=True)
     for name in ("cases.py", "cases_base.py", "cases_ops.py"):
-        shutil.copy(os.path.join(ROOT, "tests", "relax", "graphs", name), cases / name)
+        shutil.copy(os.path.join(ROOT, "tests", "ops", "cases", name), cases / name)
 
     class Tree:
         path = root
@@ -130,7 +133,7 @@ def test_new_op_namespace_decides_the_opdef_file(tree):
     assert "created  %s" % (tree.opdefs / "vision.yaml") in proc.stdout
     assert {"msc.my_fused", "my_plain", "vision.nms"} <= set(
         line.split()[0] for line in tree.cli("ops").stdout.splitlines()[1:] if line.strip())
-    # the default cases file is <opdefs>/../tests/relax/graphs/cases_ops.py (here: the copy's)
+    # the default cases file is <opdefs>/../tests/ops/cases/cases_ops.py (here: the copy's)
     assert "def case_vision_nms():" in tree.cases_ops.read_text()
 
 
@@ -231,6 +234,10 @@ def test_new_backend_from_generates_the_same_project(tree, tmp_path, source):
             if rel != "backend.yaml":
                 assert (tree.templates / "mine" / rel).read_bytes() == (src / rel).read_bytes(), rel
     assert "mine" in tree.cli("ops").stdout.splitlines()[0].split()
+    # the suite finds it: every test that runs backends (tests/common/backends.py) runs it too,
+    # exactly as it runs the source
+    found = {b.name: b for b in backends.discover(BINARY, tree.templates)}
+    assert found["mine"]._replace(name=source, summary="") == found[source]._replace(summary="")
     for model in ("conv_relu", "mlp"):
         a = generate_all(tree, source, tmp_path / (model + "_a"), model)
         b = generate_all(tree, "mine", tmp_path / (model + "_b"), model)
@@ -278,6 +285,9 @@ def test_new_backend_skeleton_works_once_snippets_are_written(tree, tmp_path):
     assert "weight conv2d_weight = weights.safetensors[\"const\"]: float32 [6, 3, 1, 1]" in model
     assert "conv2d = conv2d(inp_0, conv2d_weight, strides=[1, 1])\nrelu = relu(conv2d)\noutput relu" in model
     assert (tmp_path / "o" / "weights.safetensors").exists() and (tmp_path / "o" / "README.md").exists()
+    # without a `test` section (commented out in the skeleton) the suite does not run it, and says so
+    assert "sk" in backends.untested(BINARY, tree.templates)
+    assert "sk" not in [b.name for b in backends.discover(BINARY, tree.templates)]
 
 
 # ---- context ------------------------------------------------------------------------------------
@@ -343,7 +353,7 @@ def test_context_is_what_the_snippet_sees(tree):
 
 
 def test_context_shows_infinities_and_dynamic_shapes(tree):
-    graphs = os.path.join(ROOT, "tests", "relax", "graphs")
+    graphs = os.path.join(ROOT, "tests", "ops", "cases")
     node = context(tree, os.path.join(graphs, "clip.json"), "--node", "clip")["node"]
     assert node["attrs"]["min"] == float("-inf") and node["attrs_raw"]["min"] == "-inf"
     text = tree.cli("context", os.path.join(graphs, "clip.json"), "--node", "clip").stdout

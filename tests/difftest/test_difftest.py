@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "relax", "graphs"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "ops", "cases"))
 
 import cases  # noqa: E402
 import difftest  # noqa: E402

@@ -123,8 +123,8 @@ def seeds_graph():
             out[f"msc_real_{case}"] = data
     out["schema_example"] = read(os.path.join(ROOT, "..", "shared", "reference",
                                               "mscgraph_example_derived.json"))
-    # One graph per optype (tests/relax/graphs), compact JSON to keep the corpus small.
-    rdir = os.path.join(ROOT, "tests", "relax", "graphs")
+    # One graph per optype (tests/ops/cases), compact JSON to keep the corpus small.
+    rdir = os.path.join(ROOT, "tests", "ops", "cases")
     for f in sorted(os.listdir(rdir)):
         if f.endswith(".json"):
             g = json.loads(read(os.path.join(rdir, f)))

@@ -1,9 +1,11 @@
 """Corrupt weights and golden files against the loaders of every generated project type.
 
 One small model (TinyNet below: two inputs, two linear layers, four float32 weights), exported with
-python/msc_export as the examples are, is generated for torch, numpy, relax (on the fake TVM of
-tests/relax; also on real TVM when MSC_TVM_HOME is set) and vulkan (one project, built once with
-AddressSanitizer + UndefinedBehaviorSanitizer). corrupt_corpus.py derives its corrupt variants from
+python/msc_export as the examples are, is generated for every backend the suite finds whose
+projects are Python harnesses (tests/common/backends.py: backend.yaml test.run `python
+test_model.py`; torch, numpy, relax on the TVM under test or the fake TVM of tests/relax) and for
+the Vulkan runtime's own loader (one project, built once with AddressSanitizer +
+UndefinedBehaviorSanitizer). corrupt_corpus.py derives its corrupt variants from
 each of weights.safetensors, golden/inputs.safetensors and golden/outputs.safetensors, plus an
 absent weights file; every project's golden test runs once per variant (`--weights FILE` or
 `--golden DIR`) and must
@@ -18,7 +20,8 @@ two cases per Python project also run as real `python3 test_model.py` processes.
 Environment: MSC_CODEGEN (the binary, required), MSC_LOADERS_WORK (a folder kept between runs, where
 the Vulkan project is built incrementally; default: a temporary folder), MSC_LOADERS_VULKAN=0 to
 skip vulkan (tests/loaders.cmake sets it when the Vulkan loader or glslc is missing),
-MSC_SHARED_REFERENCE_DIR (for the fake TVM), MSC_TVM_HOME (optional: real TVM as well).
+MSC_SHARED_REFERENCE_DIR (for the fake TVM), MSC_TVM_PYTHON / MSC_TVM_HOME (optional: relax on a
+real TVM instead of the fake one).
 """
 import concurrent.futures
 import json
@@ -33,11 +36,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
+import backends  # noqa: E402
 import corrupt_corpus  # noqa: E402
 
 PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
-FAKE_TVM = os.path.join(ROOT, "tests", "relax", "fake_tvm")
-REFERENCE = os.environ.get("MSC_SHARED_REFERENCE_DIR") or os.path.join(ROOT, "..", "shared", "reference")
 HELPER = os.path.join(ROOT, "templates", "common", "helpers", "load_safetensors.py.j2")
 # Substrings that mean a crash or a sanitizer finding in the Vulkan binary's output.
 SANITIZER_MARKS = ("AddressSanitizer", "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer",
@@ -52,22 +55,9 @@ def codegen():
 
 
 def python_backends():
-    backends = ["torch", "numpy", "relax"]
-    if os.environ.get("MSC_TVM_HOME"):
-        backends.append("relax-tvm")
-    return backends
-
-
-def backend_env(backend):
-    """The environment a Python project of `backend` runs in."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    if backend == "relax":
-        env.update(PYTHONPATH=FAKE_TVM, FAKE_TVM_FLAVOR="v0.20", MSC_SHARED_REFERENCE_DIR=REFERENCE)
-    elif backend == "relax-tvm":
-        home = os.environ["MSC_TVM_HOME"]
-        env.update(PYTHONPATH=os.path.join(home, "python"), TVM_LIBRARY_PATH=os.path.join(home, "build"))
-        env.pop("FAKE_TVM_FLAVOR", None)
-    return env
+    """The discovered backends whose projects run as `python test_model.py` (run_cases.py calls
+    test_model.main(argv) in one process)."""
+    return [b for b in backends.discover(codegen()) if b.run == ["python", "test_model.py"]]
 
 
 @pytest.fixture(scope="session")
@@ -230,13 +220,15 @@ def python_case(case):
     return dict(case, expect=case["reference"], tensor=case["reference_tensor"])
 
 
-@pytest.mark.parametrize("backend", python_backends())
+@pytest.mark.parametrize("backend", python_backends(), ids=lambda b: b.name)
 def test_python_project_rejects_corrupt_files(backend, export, cases, work, tmp_path):
-    project = generate(export, "relax" if backend == "relax-tvm" else backend, str(tmp_path / backend))
+    project = generate(export, backend.name, str(tmp_path / backend.name))
+    python, env = backends.interpreter(backend, PY)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     spec, results = tmp_path / "cases.json", tmp_path / "results.json"
     spec.write_text(json.dumps([{"id": c["id"], "argv": c["argv"]} for c in cases]))
-    proc = subprocess.run([PY, os.path.join(HERE, "run_cases.py"), project, str(spec), str(results)],
-                          capture_output=True, text=True, env=backend_env(backend), timeout=900)
+    proc = subprocess.run([python, os.path.join(HERE, "run_cases.py"), project, str(spec), str(results)],
+                          capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     got = json.loads(results.read_text())
     problems = []
@@ -247,8 +239,8 @@ def test_python_project_rejects_corrupt_files(backend, export, cases, work, tmp_
     # Two cases as the user runs them: a real process, one line on stderr, no traceback.
     by_id = {c["id"]: python_case(c) for c in cases}
     for case in (by_id["weights-overlap"], by_id["inputs-header_not_utf8"]):
-        run = subprocess.run([PY, "test_model.py", *case["argv"]], cwd=project, capture_output=True, text=True,
-                             env=backend_env(backend), timeout=600)
+        run = subprocess.run([python, "test_model.py", *case["argv"]], cwd=project, capture_output=True,
+                             text=True, env=env, timeout=600)
         problems += check(case, run.returncode, run.stdout, run.stderr)
         if run.stderr.count("\n") != 1:
             problems.append("%s: stderr is not exactly one line:\n%s" % (case["id"], run.stderr))

@@ -1,8 +1,9 @@
 """ONNX frontend end to end: the `import` command's contract, and real models exported with
-Debian's torch.onnx (python/msc_export/onnx_models.py, opsets 13 and 17) imported and run on
-torch, relax (static checks; real TVM when MSC_TVM_PYTHON or MSC_TVM_HOME is set: CI runs them on
-the newest apache-tvm) and vulkan (all models merged
-into one build, under the validation layer) against torch's own outputs.
+Debian's torch.onnx (python/msc_export/onnx_models.py, opsets 13 and 17) imported and run on every
+backend the suite finds (tests/common/backends.py; relax on the TVM under test -- CI: the newest
+apache-tvm -- or the fake TVM; a backend that builds, vulkan, with all models merged into one
+project, under the validation layer) against torch's own outputs, and the relax projects' API
+checked statically against TVM's op signatures.
 """
 import json
 import os
@@ -16,8 +17,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "relax"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
-from tvm_under_test import tvm_under_test  # noqa: E402
-from merged_vulkan import run_merged_vulkan  # noqa: E402
+import backends  # noqa: E402
+from merged import run_merged  # noqa: E402
 from msc_export.safetensors_np import load_file  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
@@ -26,6 +27,7 @@ DATA = "/usr/share/libonnx-testdata/data"
 NODE = DATA + "/node"
 REFERENCE = os.environ.get("MSC_SHARED_REFERENCE_DIR", os.path.join(ROOT, "..", "shared", "reference"))
 MODELS = [(m, o) for m in ("resnet18", "mobilenet_v2", "efficientnet_b0", "text_transformer") for o in (13, 17)]
+BACKENDS = backends.discover(BINARY)
 
 
 def cli(*args):
@@ -234,19 +236,23 @@ def exported(tmp_path_factory):
     return dirs
 
 
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if not b.merge], ids=lambda b: b.name)
 @pytest.mark.parametrize("model,opset", MODELS)
-def test_real_model_torch(exported, model, opset, tmp_path):
+def test_real_model(exported, model, opset, backend, tmp_path):
+    """`generate --graph model.onnx` (the ONNX path of generate) and the project's golden test."""
     out, _ = exported[(model, opset)]
-    p = cli("generate", "--graph", out / "model.onnx", "--golden", out / "test_data_set_0", "--backend", "torch",
-            "--out", tmp_path / "torch")
+    p = cli("generate", "--graph", out / "model.onnx", "--golden", out / "test_data_set_0", "--backend",
+            backend.name, "--out", tmp_path / backend.name)
     assert p.returncode == 0, p.stderr
-    run = subprocess.run([PY, "test_model.py", "--atol", "1e-4", "--rtol", "1e-4"], cwd=tmp_path / "torch",
-                         capture_output=True, text=True, timeout=600)
-    assert "PASSED" in run.stdout, run.stdout + run.stderr
+    run = backends.run_project(backend, tmp_path / backend.name, PY, timeout=1200,
+                               args=["--atol", "1e-4", "--rtol", "1e-4"])
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-6000:]
 
 
 @pytest.mark.parametrize("model,opset", MODELS)
-def test_real_model_relax(exported, model, opset, tmp_path):
+def test_real_model_relax_api(exported, model, opset, tmp_path):
+    """The relax project of the imported graph uses TVM's relax API as v0.20 and the newest release
+    define it, with struct info that matches the graph (relax_check; run by test_real_model)."""
     import relax_check
     _, imp = exported[(model, opset)]
     p = cli("generate", "--graph", imp / "graph.json", "--weights", imp / "weights.safetensors", "--golden",
@@ -265,13 +271,8 @@ def test_real_model_relax(exported, model, opset, tmp_path):
     assert relax_check.api_problems(source, newest, {}, "model.py") == []
     assert relax_check.omitted_changed_defaults(source, newest, relax_check.changed_defaults(sigs, newest)) == []
     assert relax_check.struct_info_problems(source, graph) == []
-    found = tvm_under_test(PY)
-    if found:  # the real thing: CI's newest apache-tvm (MSC_TVM_PYTHON), or a TVM build (MSC_TVM_HOME)
-        python, env = found
-        run = subprocess.run([python, "test_model.py", "--atol", "1e-4", "--rtol", "1e-4"], cwd=tmp_path / "relax",
-                             capture_output=True, text=True, env=env, timeout=1200)
-        assert "PASSED" in run.stdout, run.stdout + run.stderr
 
 
-def test_real_models_vulkan(exported, tmp_path):
-    run_merged_vulkan(BINARY, [exported[key][1] for key in MODELS], tmp_path, "onnx_models", timeout=1800)
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b.merge], ids=lambda b: b.name)
+def test_real_models_merged(exported, backend, tmp_path):
+    run_merged(BINARY, backend, [exported[key][1] for key in MODELS], tmp_path, "onnx_models", timeout=1800)

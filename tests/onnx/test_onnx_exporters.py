@@ -8,10 +8,14 @@ torch's own; ONNX Runtime must agree with them (max abs error <= ORT_ATOL) unles
 the model at all (its Attention kernel refuses masks that broadcast over the query length, which
 the ONNX spec allows), which the export records. Then:
 
-* torch: every export, ``generate --graph model.onnx`` + its test_model.py (atol / rtol 1e-4);
-* relax on the newest apache-tvm (MSC_TVM_PYTHON) and vulkan (merged into one build, under the
-  validation layer): every distinct imported graph -- an export whose graph (aliases aside) and
-  weights equal an earlier one's (dynamo at opsets 20 and 23 often do) is the same project.
+then every backend the suite finds (tests/common/backends.py), on every distinct imported graph --
+an export whose graph (aliases aside) and weights equal an earlier one's (dynamo at opsets 20 and
+23 often do) is the same project -- at atol / rtol 1e-4:
+
+* a backend with one project per graph (torch, numpy, relax on the newest apache-tvm through
+  MSC_TVM_PYTHON): ``generate --graph model.onnx`` (the ONNX path of generate) + its golden test;
+* a backend that builds (vulkan, under the validation layer): the imports of one export
+  configuration merged into one project.
 
 Runs under the venv's Python (today's torch, onnx, onnxruntime, onnxscript).
 """
@@ -27,13 +31,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
-from tvm_under_test import tvm_under_test  # noqa: E402
-from merged_vulkan import run_merged_vulkan  # noqa: E402
+import backends  # noqa: E402
+from merged import run_merged  # noqa: E402
 from msc_export.onnx_models import MODELS, opset_range  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
 PY = sys.executable
 ORT_ATOL = 1e-4
+TOLERANCE = ["--atol", "1e-4", "--rtol", "1e-4"]
+BACKENDS = backends.discover(BINARY)
 
 
 def configs():
@@ -96,38 +102,27 @@ def test_export_agrees_with_onnxruntime(exported, model, exporter, opset):
     assert float(line[0].split("=")[-1]) <= ORT_ATOL, line[0]
 
 
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if not b.merge], ids=lambda b: b.name)
 @pytest.mark.parametrize("model,exporter,opset", CASES)
-def test_torch(exported, model, exporter, opset, tmp_path):
-    out = exported[(model, exporter, opset)][0]
-    p = cli("generate", "--graph", out / "model.onnx", "--golden", out / "test_data_set_0", "--backend", "torch",
-            "--out", tmp_path / "torch")
-    assert p.returncode == 0, p.stderr
-    run = subprocess.run([PY, "test_model.py", "--atol", "1e-4", "--rtol", "1e-4"], cwd=tmp_path / "torch",
-                         capture_output=True, text=True, timeout=900)
-    assert "PASSED" in run.stdout, run.stdout + run.stderr
-
-
-@pytest.mark.parametrize("model,exporter,opset", CASES)
-def test_relax_newest_tvm(exported, model, exporter, opset, tmp_path):
-    _, imp, same_as, _ = exported[(model, exporter, opset)]
+def test_backend(exported, model, exporter, opset, backend, tmp_path):
+    out, _, same_as, _ = exported[(model, exporter, opset)]
     if same_as is not None:
         pytest.skip("the same graph and weights as %s_%s_%d" % same_as)
-    found = tvm_under_test(PY)
-    assert found, "MSC_TVM_PYTHON (the venv with apache-tvm) is not set"
-    p = cli("generate", "--graph", imp / "graph.json", "--weights", imp / "weights.safetensors", "--golden",
-            imp / "golden", "--backend", "relax", "--out", tmp_path / "relax")
+    if backend.python == "tvm":
+        assert backends.tvm_under_test(PY), "MSC_TVM_PYTHON (the venv with apache-tvm) is not set"
+    p = cli("generate", "--graph", out / "model.onnx", "--golden", out / "test_data_set_0", "--backend",
+            backend.name, "--out", tmp_path / backend.name)
     assert p.returncode == 0, p.stderr
-    python, env = found
-    run = subprocess.run([python, "test_model.py", "--atol", "1e-4", "--rtol", "1e-4"], cwd=tmp_path / "relax",
-                         capture_output=True, text=True, env=env, timeout=1800)
-    assert "PASSED" in run.stdout, run.stdout + run.stderr
+    run = backends.run_project(backend, tmp_path / backend.name, PY, timeout=1800, args=TOLERANCE)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-6000:]
 
 
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b.merge], ids=lambda b: b.name)
 @pytest.mark.parametrize("exporter,opset", configs())
-def test_vulkan(exported, exporter, opset, tmp_path):
+def test_merged_backend(exported, exporter, opset, backend, tmp_path):
     # one merged build per export configuration: one translation unit of every model would take
     # gcc ~10 minutes
     imports = [exported[key][1] for key in CASES if key[1:] == (exporter, opset) and exported[key][2] is None]
     if not imports:
         pytest.skip("every graph equals one of an earlier configuration")
-    run_merged_vulkan(BINARY, imports, tmp_path, "onnx_today")
+    run_merged(BINARY, backend, imports, tmp_path, "onnx_today")

@@ -1,11 +1,14 @@
-"""Per-op numerical tests across backends, PyTorch as the reference.
+"""Per-op numerical tests on every backend the suite finds (tests/common/backends.py), PyTorch as
+the reference.
 
 The cases (one small graph per optype, plus dynamic/multi-output/hostile graphs) come from
-tests/relax/graphs/cases.py: each is built eagerly with torch on seeded data, so its golden
-outputs are torch's. torch: one generated project per case, tolerance 1e-5. vulkan: all
-static-shape cases merged into one graph (names prefixed per case), one project built and run
-under VK_LAYER_KHRONOS_validation, tolerance 1e-3 for float32/float16 outputs, exact for integer
-and bool outputs.
+tests/ops/cases/cases.py: each is built eagerly with torch on seeded data, so its golden
+outputs are torch's. A backend that runs one project per graph (backend.yaml test.merge false:
+torch, numpy, relax) gets one project per case, run in batches, at its harness's default tolerance
+(the Python harnesses: 1e-5). A backend that builds (test.merge true: vulkan) gets every
+static-shape case merged into one graph (names prefixed per case), one project built and run
+(vulkan: under the validation layer, tolerance 1e-3 for float32/float16 outputs, exact for integer
+and bool outputs).
 """
 import os
 import subprocess
@@ -16,14 +19,19 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "relax", "graphs"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "ops", "cases"))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
+import backends  # noqa: E402
 import cases  # noqa: E402
 from msc_export.graph_merge import prefix_graph  # noqa: E402
 from msc_export.safetensors_np import save_file  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
 PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
+BACKENDS = backends.discover(BINARY)
+ONE_PROJECT_EACH = [b for b in BACKENDS if not b.merge]
+MERGED = [b for b in BACKENDS if b.merge]
 
 
 def write_case(folder, graph, weights, inputs, outputs):
@@ -51,22 +59,52 @@ def generate(folder, backend, out, passes=True):
 FOLDED_CASES = ["arange", "fold_constant", "full", "ones_zeros"]
 
 
-@pytest.mark.parametrize("backend", ["torch", "numpy"])
-@pytest.mark.parametrize("name,passes", [(n, True) for n in sorted(cases.CASES)] +
-                         [(n, False) for n in FOLDED_CASES])
-def test_python_backend_per_op(name, passes, backend, tmp_path):
-    """torch, and numpy (templates/numpy, written from docs/ alone): one project per case, 1e-5;
-    the cases fold_constant computes also without the passes."""
+PER_OP = [(n, True) for n in sorted(cases.CASES)] + [(n, False) for n in FOLDED_CASES]
+
+
+def is_dynamic(graph):
+    tensors = [t for n in graph["nodes"] for t in n["outputs"] + list(n.get("weights", {}).values())]
+    return bool(graph["prims"]) or any(-1 in t["shape"] for t in tensors)
+
+
+@pytest.fixture(scope="module")
+def per_op_runs(tmp_path_factory):
+    """{(backend, case, passes): (generate's CompletedProcess, project dir, (returncode, output) of
+    its golden test or None)}: every case generated for every one-project-per-graph backend; each
+    backend's projects run in one batch (backends.run_projects)."""
     assert set(FOLDED_CASES) <= set(cases.CASES)
-    case = cases.build_case(name)
-    write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
-    proc = generate(str(tmp_path), backend, str(tmp_path / backend), passes)
+    root = tmp_path_factory.mktemp("per_op")
+    dynamic = {}
+    for name in sorted(cases.CASES):
+        case = cases.build_case(name)
+        write_case(str(root / name), case.graph, case.weights, case.inputs, case.outputs)
+        dynamic[name] = is_dynamic(case.graph)
+    runs = {}
+    for b in ONE_PROJECT_EACH:
+        made = {}
+        for name, passes in PER_OP:
+            out = root / name / (b.name if passes else b.name + "_no_passes")
+            made[(name, passes)] = (generate(str(root / name), b.name, str(out), passes), out)
+        ran = backends.run_projects(b, [out for proc, out in made.values() if proc.returncode == 0])
+        for (name, passes), (proc, out) in made.items():
+            runs[(b.name, name, passes)] = (proc, out, ran.get(os.path.abspath(str(out))), dynamic[name])
+    return runs
+
+
+@pytest.mark.parametrize("backend", [b.name for b in ONE_PROJECT_EACH])
+@pytest.mark.parametrize("name,passes", PER_OP)
+def test_backend_per_op(name, passes, backend, per_op_runs):
+    """One project per case on each backend that builds nothing; the cases fold_constant computes
+    also without the passes. A backend without dynamic shapes must refuse a dynamic case clearly."""
+    proc, out, run, dynamic = per_op_runs[(backend, name, passes)]
+    if dynamic and not next(b for b in BACKENDS if b.name == backend).dynamic_shapes:
+        assert proc.returncode == 1 and "this backend needs static shapes" in proc.stderr, proc.stderr
+        return
     assert proc.returncode == 0, proc.stderr
-    assert ("(computed at generation time)" in (tmp_path / backend / "model.py").read_text()) == \
-        (passes and name in FOLDED_CASES)
-    run = subprocess.run([PY, "test_model.py"], cwd=tmp_path / backend, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "PASSED" in run.stdout
+    code = "".join(p.read_text() for p in out.iterdir() if p.is_file() and p.suffix in (".py", ".cc"))
+    assert ("(computed at generation time)" in code) == (passes and name in FOLDED_CASES)
+    rc, output = run
+    assert rc == 0, output
 
 
 def _torch_golden_run(tmp_path, case, outputs):
@@ -146,41 +184,42 @@ def merged_static_cases():
     return merged, weights, inputs, outputs, names
 
 
-def test_vulkan_backend_all_ops(tmp_path):
-    """Every static case in one Vulkan project, without the graph passes (--no-passes), so that
-    every op's snippet and kernel runs on the device (with them, fold_constant would compute the
-    arange / full / ones cases at generation time and fold_batch_norm the batch_norm)."""
+@pytest.mark.parametrize("backend", [b.name for b in MERGED])
+def test_merged_backend_all_ops(backend, tmp_path):
+    """Every static case in one project of a backend that builds, without the graph passes
+    (--no-passes), so that every op's snippet and kernel runs (with them, fold_constant would
+    compute the arange / full / ones cases at generation time and fold_batch_norm the batch_norm).
+    The project's golden test fails when any output is wrong."""
+    b = next(x for x in MERGED if x.name == backend)
     graph, weights, inputs, outputs, names = merged_static_cases()
     assert {"nn_conv2d", "msc_conv2d_bias", "nn_batch_norm", "nn_softmax", "strided_slice", "tuple_get_item",
             "constant", "concat", "mean", "nn_avg_pool2d", "matmul", *FOLDED_CASES} <= set(names)
     write_case(str(tmp_path), graph, weights, inputs, outputs)
-    proc = generate(str(tmp_path), "vulkan", str(tmp_path / "vulkan"), passes=False)
+    proc = generate(str(tmp_path), backend, str(tmp_path / backend), passes=False)
     assert proc.returncode == 0, proc.stderr
-    run = subprocess.run(["bash", "run_test.sh"], cwd=tmp_path / "vulkan", capture_output=True, text=True, timeout=1200,
-                         env=dict(os.environ, MSC_VK_VALIDATION="1"))
+    run = backends.run_project(b, tmp_path / backend, timeout=1200)
     print(run.stdout)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "golden check: PASS" in run.stdout
-    assert run.stdout.count(" PASS") == len(graph["outputs"]) + 1
 
 
-def test_vulkan_rejects_dynamic_shapes_clearly(tmp_path):
+@pytest.mark.parametrize("backend", [b.name for b in BACKENDS if not b.dynamic_shapes])
+def test_static_backend_rejects_dynamic_shapes_clearly(backend, tmp_path):
     case = cases.build_case("dynamic")
     write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
-    proc = generate(str(tmp_path), "vulkan", str(tmp_path / "vulkan"))
+    proc = generate(str(tmp_path), backend, str(tmp_path / backend))
     assert proc.returncode == 1
     assert 'has a dynamic shape (axis 0 = prim "bz")' in proc.stderr
     assert "this backend needs static shapes" in proc.stderr
-    assert not (tmp_path / "vulkan").exists()
+    assert not (tmp_path / backend).exists()
 
 
-@pytest.mark.parametrize("backend", ["torch", "numpy", "relax", "vulkan"])
+@pytest.mark.parametrize("backend", [b.name for b in BACKENDS])
 def test_fold_constant_pass_folds_constant_subgraphs(backend, tmp_path):
     """Every backend runs the fold_constant pass (backend.yaml `passes`): in the fold_constant case
     the transposed weight (constant -> permute_dims), the int32 scale cast to float32 and the
     arange / expand_dims / less_equal mask and the where on it become constants whose values are
     in the project's weights; the 16 nodes become 10. (The case's golden outputs are checked by
-    the per-op tests above and the merged Vulkan project.)"""
+    the per-op tests above and the merged project.)"""
     from msc_export.safetensors_np import load_file
     case = cases.build_case("fold_constant")
     write_case(str(tmp_path), case.graph, case.weights, case.inputs, case.outputs)
@@ -195,10 +234,7 @@ def test_fold_constant_pass_folds_constant_subgraphs(backend, tmp_path):
     assert np.array_equal(w["keep.folded"], np.tril(np.ones((4, 5), dtype=bool)))
     assert np.array_equal(w["bias.folded"], case.outputs["bias:0"])
     assert w["scale.folded"].dtype == np.float32 and w["scale.folded"].tolist() == [1, 2, 3, 4, 5]
-    code = (out / ("model.cc" if backend == "vulkan" else "model.py")).read_text()
-    if backend == "vulkan":
-        assert 'm->Weight("w_t.folded")' in code and "ops::PermuteDims" not in code and "ops::Arange" not in code
-    else:
-        assert '# folded: "w" into "w_t"' in code and '# folded: "cols" into "keep"' in code
-        assert '# folded: "keep" (computed at generation time)' in code
-        assert "arange" not in code and "permute" not in code
+    # the project says what was folded (each backend's model file, in its comment syntax)
+    code = "".join(p.read_text() for p in out.iterdir() if p.is_file() and p.suffix in (".py", ".cc"))
+    assert 'folded: "w" into "w_t"' in code and 'folded: "cols" into "keep"' in code
+    assert 'folded: "keep" (computed at generation time)' in code

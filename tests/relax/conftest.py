@@ -22,7 +22,7 @@ ROOT = os.environ.get("MSC_SOURCE_DIR") or os.path.dirname(os.path.dirname(HERE)
 REFERENCE = os.environ.get("MSC_SHARED_REFERENCE_DIR") or os.path.join(ROOT, "..", "shared", "reference")
 FAKE_TVM = os.path.join(HERE, "fake_tvm")
 SNAPSHOTS = os.path.join(HERE, "snapshots")
-GRAPHS = os.path.join(HERE, "graphs")
+GRAPHS = os.path.join(ROOT, "tests", "ops", "cases")  # the per-op cases every backend runs
 RELAX_OPS = os.path.join(REFERENCE, "relax_ops.json")
 RELAX_OPS_V020 = os.path.join(REFERENCE, "relax_ops_v020_all.json")
 API_EXTRA = os.path.join(HERE, "relax_api_extra.json")
@@ -163,7 +163,7 @@ def signatures():
 
 
 def case_project(name, tmp_dir):
-    """Generates the relax project of synthetic case `name` (graphs/cases.py) with its weights and
+    """Generates the relax project of synthetic case `name` (tests/ops/cases/cases.py) with its weights and
     golden data under tmp_dir."""
     import cases
     case = cases.build_case(name)

@@ -1,4 +1,4 @@
-"""Edge cases of the relax snippets that the per-op cases (graphs/cases_ops.py) do not reach: the
+"""Edge cases of the relax snippets that the per-op cases (tests/ops/cases/cases_ops.py) do not reach: the
 branches each snippet takes for an attr value, a dtype, a missing weight or a dynamic dim, where the
 relax backend writes an op differently (see templates/relax/README.md). Same conventions as
 graphs/cases.py (cases_base.Builder: seeded inputs, PyTorch as the reference, attrs as MSC wrote

@@ -109,7 +109,7 @@ def test_missing_snippet_in_a_copy_of_the_backend(tmp_path):
 
 def test_unsupported_prim_is_an_error_naming_it(tmp_path):
     """A dynamic dim computed by a prim the backend cannot express fails generation, by name."""
-    with open(os.path.join(ROOT, "tests", "relax", "graphs", "dynamic.json"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "tests", "ops", "cases", "dynamic.json"), encoding="utf-8") as f:
         graph = json.load(f)
     graph["prims"].append({"index": 3, "name": "LT_1", "optype": "LT", "parents": ["bz", "Int_3"], "attrs": {}})
     path = tmp_path / "graph.json"

@@ -485,7 +485,34 @@ TEST_CASE("backend.yaml is read strictly, with file:line:col") {
                    0) == 0);
   CHECK(error_for(ok + fp16 + "atol: 1, rtol: 1, activations: {same: add}}}\n") ==
         file + ":4:90: precision.fp16.activations.same must be a list of strings");
+  // test: run is required; `python` in it and test.python go together; env values are strings.
+  CHECK(
+      error_for(ok + "test: {run: [python, t.py], python: debian, merge: true, env: {A: '1'}}\n") ==
+      "");
+  CHECK(error_for(ok + "test: {run: [bash, run.sh]}\n") == "");
+  CHECK(error_for(ok + "test: {merge: true}\n") ==
+        file + ":4:7: test needs 'run' (the command that runs a project's golden test)");
+  CHECK(error_for(ok + "test: {run: []}\n") == file + ":4:13: test.run must name a command");
+  CHECK(error_for(ok + "test: {run: [python, t.py]}\n") ==
+        file + ":4:7: test.run uses python: say which with test.python (debian or tvm)");
+  CHECK(error_for(ok + "test: {run: [bash, r.sh], python: tvm}\n") ==
+        file + ":4:7: test.python is set but test.run does not use python");
+  CHECK(error_for(ok + "test: {run: [python], python: conda}\n") ==
+        file + ":4:31: test.python must be debian or tvm, got 'conda'");
+  CHECK(error_for(ok + "test: {run: [x], dynamic_shapes: false}\n")
+            .rfind(file + ":4:18: unknown key 'dynamic_shapes' in test (valid keys: ", 0) == 0);
+  CHECK(error_for(ok + "test: {run: [x], env: {A: [1]}}\n") ==
+        file + ":4:27: test.env.A must be a string");
   fs::remove_all(root);
+}
+
+TEST_CASE("backend specs: every backend of the repository says how the tests run it") {
+  const std::string root = std::string(MSC_SOURCE_DIR) + "/templates";
+  for (const auto& b : msc::emit::ListBackends(root)) {
+    const auto spec = msc::emit::LoadBackendSpec(root, b);
+    CHECK_MESSAGE(spec.has_test, b);
+    CHECK_MESSAGE(!spec.test.run.empty(), b);
+  }
 }
 
 TEST_CASE("backend precisions: vulkan offers fp16 for its conv / linear weights") {

@@ -1,5 +1,5 @@
 """The generated torch and numpy projects on today's stack: every per-op case of
-tests/relax/graphs/cases.py (the cases tests/ops runs on Debian's torch 1.13 / numpy 1.24) is
+tests/ops/cases/cases.py (the cases tests/ops runs on Debian's torch 1.13 / numpy 1.24) is
 generated for each Python backend and its own golden harness (test_model.main) runs under the
 project's venv (MSC_VENV_PYTHON: torch 2.x, numpy 2.x; scripts/install_venv.sh), in two parallel
 batches (tests/common/run_golden_batch.py). Each project must print PASSED.

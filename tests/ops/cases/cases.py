@@ -7,7 +7,7 @@ what the torch reference computed, and the graph outputs on the seeded inputs ar
 Attrs are written the way MSC's graph builder stringified them ("1,1", "1,", "", "0.000010",
 "1"/"0", "inf"), weights keyed by MSC-style constant names.
 
-    python3 cases.py --write     rewrite graphs/<case>.json (the files are committed and reviewed)
+    python3 cases.py --write     rewrite <case>.json beside it (the files are committed and reviewed)
     python3 cases.py --check     exit 1 when a committed JSON differs from what the cases build
 
 Library use (tests): build_case(name) -> Case(graph, weights, inputs, outputs).
