@@ -13,7 +13,7 @@
 #include "generator/emit/context.h"
 #include "generator/emit/naming.h"
 #include "generator/emit/writer.h"
-#include "generator/frontend/onnx/onnx_import.h"
+#include "generator/frontend/model.h"
 #include "generator/ir/specialize.h"
 #include "generator/ir/validate.h"
 #include "generator/passes/passes.h"
@@ -62,37 +62,6 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-/// Checks golden inputs/outputs against the graph and returns them keyed by tensor name.
-weights::TensorMap LoadGolden(const std::string& file, const ir::MSCGraph& graph,
-                              const std::vector<std::string>& names) {
-  weights::TensorMap found = weights::ReadSafetensors(file);
-  weights::TensorMap out;
-  std::string problems;
-  for (const auto& name : names) {
-    const ir::MSCTensor* t = graph.FindTensor(name);
-    auto it = found.find(name);
-    if (it == found.end() && t && !t->alias.empty()) it = found.find(t->alias);
-    if (it == found.end()) {
-      problems += "\n  tensor " + Json(name).dump() +
-                  (t && !t->alias.empty() ? " (alias " + Json(t->alias).dump() + ")" : "") +
-                  ": missing";
-      continue;
-    }
-    bool shape_ok = t && t->shape.size() == it->second.shape.size();
-    for (size_t i = 0; shape_ok && i < t->shape.size(); ++i)
-      shape_ok = t->shape[i] < 0 || t->shape[i] == it->second.shape[i];
-    if (!t || t->dtype != it->second.dtype || !shape_ok) {
-      problems += "\n  tensor " + Json(name).dump() + ": expected " +
-                  (t ? t->dtype + " " + Json(t->shape).dump() : "?") + ", file has " +
-                  it->second.dtype + " " + Json(it->second.shape).dump();
-      continue;
-    }
-    out[name] = it->second;
-  }
-  if (!problems.empty()) throw Error(file + ": golden data does not match the graph:" + problems);
-  return out;
-}
-
 /// Every node's optype has a snippet (or is rendered by project files alone).
 void CheckSnippets(const ir::MSCGraph& graph, const BackendSpec& spec) {
   std::set<std::string> present;  // optypes checked (one file lookup per optype, not per node)
@@ -125,81 +94,106 @@ const Precision* FindPrecision(const GenerateOptions& o, const BackendSpec& spec
   return &it->second;
 }
 
-/// Reads and binds the weights (or takes those an ONNX import produced), runs the backend's graph
-/// passes on graph and weights (recording what they folded in *folded), stores weights and
-/// activations at the reduced `precision` (if any; their tensor names in *reduced and
-/// *activations), and adds the weights to the project.
-/// Returns how many go into it.
-size_t AddWeights(const GenerateOptions& o, ir::MSCGraph& graph, const BackendSpec& spec,
-                  const opdef::OpDefRegistry& opdefs, OutputTree& tree,
-                  const weights::TensorMap* imported, std::vector<passes::Folded>* folded,
-                  const Precision* precision, std::vector<std::string>* reduced,
-                  std::vector<std::string>* activations) {
-  bool needs_weights = false;
-  for (const auto& n : graph.nodes) needs_weights = needs_weights || !n.weights.empty();
-  auto bound = std::make_shared<weights::TensorMap>();
-  if (imported) {
-    *bound = weights::BindGraphWeights(graph, *imported, o.graph_path);
-  } else if (!o.weights_path.empty()) {
-    *bound = weights::BindGraphWeights(graph, weights::ReadWeights(o.weights_path), o.weights_path);
-  } else if (needs_weights) {
-    throw Error(o.graph_path +
-                ": the graph has weights; pass --weights FILE (safetensors or TVM param dict)");
+/// Validate: the graph against MSC's rules and the opdefs, and no node an inference project
+/// cannot mean (opdef `not_for_inference`: training losses, plugins).
+void ValidateForInference(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
+                          const std::string& graph_path) {
+  ir::Validate(graph, &opdefs);
+  for (const auto& node : graph.nodes) {
+    const opdef::OpDef* def = opdefs.Find(node.optype);
+    if (def && !def->not_for_inference.empty())
+      throw Error(graph_path + ": node " + Json(node.name).dump() + " (" + node.optype +
+                  "): " + def->not_for_inference);
   }
-  if (!spec.passes.empty() && !o.no_passes) {
-    *folded = passes::RunPasses(spec.passes, graph, *bound);
-    if (!folded->empty()) ir::Validate(graph, &opdefs);  // a pass must leave a valid graph
-  }
-  if (precision) {
-    *reduced = passes::StoreWeightsAsFloat16(graph, *bound, precision->weights);
-    *activations = passes::StoreActivationsAsFloat16(graph, precision->activations_mixed,
-                                                     precision->activations_same);
-  }
-  if (!spec.weights_output.empty())
-    tree.AddWriter(spec.weights_output,
-                   [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
-  return bound->size();
 }
 
-/// Checks --golden against the graph and adds it to the project; returns the extra file names.
-Json AddGolden(const GenerateOptions& o, const ir::MSCGraph& graph, const BackendSpec& spec,
-               OutputTree& tree) {
-  Json extra_names = Json::array();
-  if (o.golden_dir.empty()) return extra_names;
-  if (spec.golden_output.empty())
-    throw Error("backend '" + spec.name + "' declares no 'golden' folder in backend.yaml");
-  fs::path dir(o.golden_dir);
-  if (!fs::is_directory(dir)) throw Error(o.golden_dir + ": golden folder not found");
+/// Bind weights: the model's own (ONNX initializers) or --weights, bound to the graph's weight
+/// tensors by name / alias and checked (weights::BindGraphWeights). Throws when the graph has
+/// weights and none were given.
+weights::TensorMap BindWeights(const GenerateOptions& o, const ir::MSCGraph& graph,
+                               const frontend::LoadedModel& model) {
+  if (model.carries_weights) return weights::BindGraphWeights(graph, model.weights, o.graph_path);
+  if (!o.weights_path.empty())
+    return weights::BindGraphWeights(graph, weights::ReadWeights(o.weights_path), o.weights_path);
+  for (const auto& n : graph.nodes)
+    if (!n.weights.empty())
+      throw Error(o.graph_path +
+                  ": the graph has weights; pass --weights FILE (safetensors or TVM param dict)");
+  return {};
+}
+
+/// What the reduced precision stored as float16 (tensor names), for options.precision.
+struct Reduced {
+  std::vector<std::string> weights, activations;
+};
+
+/// Passes: the backend's graph passes (backend.yaml `passes`, unless --no-passes; the graph
+/// stays valid), then the reduced precision's storage of weights and activations. Returns what
+/// the graph passes folded (node.folded).
+std::vector<passes::Folded> RunPasses(const GenerateOptions& o, const BackendSpec& spec,
+                                      const opdef::OpDefRegistry& opdefs,
+                                      const Precision* precision, ir::MSCGraph& graph,
+                                      weights::TensorMap& bound, Reduced* reduced) {
+  std::vector<passes::Folded> folded;
+  if (!spec.passes.empty() && !o.no_passes) {
+    folded = passes::RunPasses(spec.passes, graph, bound);
+    if (!folded.empty()) ir::Validate(graph, &opdefs);  // a pass must leave a valid graph
+  }
+  if (precision) {
+    reduced->weights = passes::StoreWeightsAsFloat16(graph, bound, precision->weights);
+    reduced->activations = passes::StoreActivationsAsFloat16(graph, precision->activations_mixed,
+                                                             precision->activations_same);
+  }
+  return folded;
+}
+
+/// The project files' object: {graph, backend, options} (docs/template-context.md).
+tmpl::Value ProjectValue(const GenerateOptions& o, const BackendSpec& spec, const Context& ctx,
+                         const Precision* precision, const Reduced& reduced,
+                         const std::vector<std::string>& golden_files) {
+  using tmpl::Value;
+  tmpl::ValueDict backend, options, root;
+  backend.emplace_back(Value::Str("name"), Value::Str(spec.name));
+  backend.emplace_back(Value::Str("summary"), Value::Str(spec.summary));
+  backend.emplace_back(Value::Str("weights"), Value::Str(spec.weights_output));
+  backend.emplace_back(Value::Str("golden"), Value::Str(spec.golden_output));
+  auto strings = [](const std::vector<std::string>& v) {
+    tmpl::ValueList out;
+    for (const auto& s : v) out.push_back(Value::Str(s));
+    return Value::List(std::move(out));
+  };
+  options.emplace_back(Value::Str("has_golden"), Value::Bool(!o.golden_dir.empty()));
+  options.emplace_back(Value::Str("golden_files"), strings(golden_files));
+  tmpl::ValueDict prec;
+  prec.emplace_back(Value::Str("name"), Value::Str(o.precision));
+  if (precision) {
+    prec.emplace_back(Value::Str("atol"), Value::Float(precision->atol));
+    prec.emplace_back(Value::Str("rtol"), Value::Float(precision->rtol));
+    prec.emplace_back(Value::Str("weights"), strings(reduced.weights));
+    prec.emplace_back(Value::Str("activations"), strings(reduced.activations));
+  }
+  options.emplace_back(Value::Str("precision"), Value::Dict(std::move(prec)));
+  root.emplace_back(Value::Str("graph"), ctx.Graph());
+  root.emplace_back(Value::Str("backend"), Value::Dict(std::move(backend)));
+  root.emplace_back(Value::Str("options"), Value::Dict(std::move(options)));
+  return Value::Dict(std::move(root));
+}
+
+/// Adds the golden data to the project (backend.yaml `golden`); returns the extra files' names.
+std::vector<std::string> AddGolden(const frontend::GoldenData& golden, const BackendSpec& spec,
+                                   OutputTree& tree) {
   const std::string out = spec.golden_output;
-  // An ONNX backend-test folder (input_N.pb / output_N.pb TensorProtos) works as golden data too.
-  const bool onnx_pb = !fs::exists(dir / "inputs.safetensors") &&
-                       (fs::exists(dir / "input_0.pb") || fs::exists(dir / "output_0.pb"));
-  weights::TensorMap onnx_golden[2];
-  if (onnx_pb)
-    frontend::onnx_import::ReadOnnxGolden(dir.string(), graph, &onnx_golden[0], &onnx_golden[1]);
-  for (const char* kind : {"inputs", "outputs"}) {
-    const bool inputs = std::string(kind) == "inputs";
-    auto tensors = std::make_shared<weights::TensorMap>(
-        onnx_pb ? onnx_golden[inputs ? 0 : 1]
-                : LoadGolden((dir / (std::string(kind) + ".safetensors")).string(), graph,
-                             inputs ? graph.inputs : graph.outputs));
-    tree.AddWriter(out + "/" + kind + ".safetensors",
-                   [tensors](const std::string& p) { weights::WriteSafetensors(p, *tensors); });
+  for (const auto* tensors : {&golden.inputs, &golden.outputs}) {
+    auto shared = std::make_shared<weights::TensorMap>(*tensors);
+    tree.AddWriter(out + (tensors == &golden.inputs ? "/inputs" : "/outputs") + ".safetensors",
+                   [shared](const std::string& p) { weights::WriteSafetensors(p, *shared); });
   }
-  std::vector<fs::path> extra;  // e.g. dataset.safetensors: copied verbatim
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string fname = e.path().filename().string();
-    if (e.path().extension() == ".safetensors" && fname != "inputs.safetensors" &&
-        fname != "outputs.safetensors")
-      extra.push_back(e.path());
+  std::vector<std::string> names;
+  for (const auto& f : golden.extra_files) {
+    names.push_back(fs::path(f).filename().string());
+    tree.AddCopy(out + "/" + names.back(), f);
   }
-  std::sort(extra.begin(), extra.end());
-  for (const auto& p : extra) {
-    weights::ReadSafetensors(p.string());  // fail now, not in the generated project
-    tree.AddCopy(out + "/" + p.filename().string(), p.string());
-    extra_names.push_back(p.filename().string());
-  }
-  return extra_names;
+  return names;
 }
 
 /// Renders node i's snippet once per section, in op_sections order, into node.code.<section>;
@@ -309,89 +303,69 @@ void AddCopies(const BackendSpec& spec, tmpl::Environment& env, const tmpl::Data
   }
 }
 
-/// Generate's pipeline. With `query` (TemplateContext), returns the context it asks for
-/// instead of writing anything.
+/// Generate's pipeline, stage by stage: load (any frontend) -> validate -> specialize -> bind
+/// weights -> passes (graph passes, reduced precision) -> golden data -> analyses and template
+/// values (Context: identifiers, typed attrs, fusion decisions, memory plan) -> render -> write.
+/// With `query` (TemplateContext) it stops before render (a node query: at that node's snippet)
+/// and returns the context asked for instead of writing anything.
 Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* summary_out) {
   const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
   const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
   const Precision* precision = FindPrecision(o, spec);
-  ir::MSCGraph graph;
-  std::unique_ptr<weights::TensorMap> imported;
-  const bool onnx = frontend::onnx_import::IsOnnxFile(o.graph_path);
-  if (onnx) {
-    if (!o.weights_path.empty())
-      throw Error(o.graph_path +
-                  ": an ONNX model carries its weights (initializers); drop --weights");
-    frontend::onnx_import::ImportOptions io;
-    io.input_shapes = o.input_shapes;  // ONNX input names are the input nodes' names
-    auto result = frontend::onnx_import::ImportOnnx(o.graph_path, io);
-    graph = std::move(result.graph);
-    imported = std::make_unique<weights::TensorMap>(std::move(result.weights));
-    if (graph.nodes.size() > o.max_nodes)
-      throw Error(o.graph_path + ": " + ir::TooManyNodesMessage(o.max_nodes));
-  } else {
-    graph = ir::LoadGraph(o.graph_path, o.max_nodes);
-  }
-  ir::Validate(graph, &opdefs);
-  for (const auto& node : graph.nodes) {
-    const opdef::OpDef* def = opdefs.Find(node.optype);
-    if (def && !def->not_for_inference.empty())
-      throw Error(o.graph_path + ": node " + Json(node.name).dump() + " (" + node.optype +
-                  "): " + def->not_for_inference);
-  }
-  if (!o.input_shapes.empty() && !onnx) {
+
+  // load: an MSCGraph (and the weights an ONNX model carries); the source format ends here
+  frontend::LoadedModel model = frontend::LoadModel(o.graph_path, o.input_shapes, o.max_nodes);
+  if (model.carries_weights && !o.weights_path.empty())
+    throw Error(o.graph_path +
+                ": an ONNX model carries its weights (initializers); drop --weights");
+  ir::MSCGraph& graph = model.graph;
+  // validate, specialize (--shape)
+  ValidateForInference(graph, opdefs, o.graph_path);
+  if (!o.input_shapes.empty() && !model.shapes_applied) {
     ir::SpecializeShapes(graph, o.input_shapes);
     ir::Validate(graph, &opdefs);
   }
   const bool node_query = query && !query->project;
   if (!node_query) CheckSnippets(graph, spec);  // a node query reads one node's snippet at most
 
-  OutputTree tree;
+  // bind weights, passes (a context query without weights skips both: it needs no values)
   GenerateSummary summary;
+  OutputTree tree;
   std::vector<passes::Folded> folded;
-  std::vector<std::string> reduced, activations;
-  summary.nodes = graph.nodes.size();
-  if (!query || imported || !o.weights_path.empty())  // a context query needs no weights
-    summary.weights = AddWeights(o, graph, spec, opdefs, tree, imported.get(), &folded, precision,
-                                 &reduced, &activations);
+  Reduced reduced;
+  if (!query || model.carries_weights || !o.weights_path.empty()) {
+    auto bound = std::make_shared<weights::TensorMap>(BindWeights(o, graph, model));
+    folded = RunPasses(o, spec, opdefs, precision, graph, *bound, &reduced);
+    summary.weights = bound->size();
+    if (!spec.weights_output.empty())
+      tree.AddWriter(spec.weights_output,
+                     [bound](const std::string& path) { weights::WriteSafetensors(path, *bound); });
+  }
   summary.nodes = graph.nodes.size();  // after the graph passes
-  Json golden_files = AddGolden(o, graph, spec, tree);
 
+  // golden data, checked against the graph
+  std::vector<std::string> golden_files;
+  if (!o.golden_dir.empty()) {
+    if (spec.golden_output.empty())
+      throw Error("backend '" + spec.name + "' declares no 'golden' folder in backend.yaml");
+    golden_files = AddGolden(frontend::LoadGoldenData(o.golden_dir, graph), spec, tree);
+  }
+
+  // analyses and template values
   Context ctx(graph, opdefs, spec, &folded);
+
+  // render: every node's snippet per section, then the project files
   tmpl::Environment env(TemplateSearchPath(o.templates_root, spec));
   RegisterCodegenFilters(env);
   if (node_query) return NodeContext(env, spec, o.graph_path, graph, ctx, *query);
   RenderSnippets(env, spec, graph, ctx);
-  // The project files' object: {graph, backend, options}.
-  using tmpl::Value;
-  tmpl::ValueDict backend, options, root;
-  backend.emplace_back(Value::Str("name"), Value::Str(spec.name));
-  backend.emplace_back(Value::Str("summary"), Value::Str(spec.summary));
-  backend.emplace_back(Value::Str("weights"), Value::Str(spec.weights_output));
-  backend.emplace_back(Value::Str("golden"), Value::Str(spec.golden_output));
-  options.emplace_back(Value::Str("has_golden"), Value::Bool(!o.golden_dir.empty()));
-  options.emplace_back(Value::Str("golden_files"), tmpl::FromJsonDeep(golden_files));
-  tmpl::ValueDict prec;
-  prec.emplace_back(Value::Str("name"), Value::Str(o.precision));
-  if (precision) {
-    prec.emplace_back(Value::Str("atol"), Value::Float(precision->atol));
-    prec.emplace_back(Value::Str("rtol"), Value::Float(precision->rtol));
-    tmpl::ValueList names;
-    for (const auto& n : reduced) names.push_back(Value::Str(n));
-    prec.emplace_back(Value::Str("weights"), Value::List(std::move(names)));
-    tmpl::ValueList acts;
-    for (const auto& n : activations) acts.push_back(Value::Str(n));
-    prec.emplace_back(Value::Str("activations"), Value::List(std::move(acts)));
-  }
-  options.emplace_back(Value::Str("precision"), Value::Dict(std::move(prec)));
-  root.emplace_back(Value::Str("graph"), ctx.Graph());
-  root.emplace_back(Value::Str("backend"), Value::Dict(std::move(backend)));
-  root.emplace_back(Value::Str("options"), Value::Dict(std::move(options)));
-  const Value project = Value::Dict(std::move(root));
+  const tmpl::Value project = ProjectValue(o, spec, ctx, precision, reduced, golden_files);
   if (query) return project.ToJson();
   const tmpl::Data data = tmpl::Data::FromValue(project);
   for (const auto& pf : spec.files) tree.AddText(pf.output, env.Render(pf.template_name, data));
   AddCopies(spec, env, data, tree);
+
+  // write: the whole project at once (OutputTree::Commit: a temporary sibling, then a rename)
   tree.Commit(o.out_dir, o.force);
   summary.files = tree.size();
   *summary_out = summary;
