@@ -8,7 +8,10 @@ import sys
 
 import pytest
 
-from conftest import REFERENCE, ROOT, run_cli
+from conftest import BINARY, REFERENCE, ROOT, run_cli
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
+import backends  # noqa: E402
 
 # Every backend under templates/ (`msc-codegen backends --json`), and the precisions each offers.
 _LISTING = json.loads(run_cli("backends", "--json").stdout)
@@ -54,6 +57,25 @@ def test_golden_harness_fails_on_wrong_outputs(tmp_path, real_golden):
     proc = run_project_test(out)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "FAILED" in proc.stdout
+
+
+@pytest.mark.parametrize("backend", [b for b in backends.discover(BINARY) if not b.merge], ids=lambda b: b.name)
+def test_every_harness_takes_atol_and_rtol(backend, tmp_path, real_golden):
+    """Every backend's golden test takes --atol / --rtol (tests pass their tolerance that way,
+    tests/common/backends.py): golden outputs 0.1% off fail at the default tolerance and pass at
+    --rtol 1e-2. (numpy's harness had neither option; the ONNX real-model tests found it.)"""
+    import numpy as np
+    from conftest import write_safetensors
+    golden = real_golden("conv_relu")
+    with np.load(real("conv_relu", "outputs.npz")) as z:
+        write_safetensors(golden / "outputs.safetensors", {k: z[k] * np.float32(1.001) for k in z.files})
+    out = tmp_path / backend.name
+    run_cli("generate", "--graph", real("conv_relu", "graph.json"), "--weights", real("conv_relu", "weights.bin"),
+            "--backend", backend.name, "--out", out, "--golden", golden)
+    strict = backends.run_project(backend, out, timeout=600)
+    assert strict.returncode == 1, strict.stdout + strict.stderr
+    loose = backends.run_project(backend, out, timeout=600, args=["--atol", "1e-5", "--rtol", "1e-2"])
+    assert loose.returncode == 0, loose.stdout + loose.stderr
 
 
 def test_generation_is_deterministic(tmp_path, real_golden):
