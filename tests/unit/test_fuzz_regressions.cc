@@ -183,6 +183,27 @@ TEST_CASE("fuzz onnx: names and string attributes that are not UTF-8 are an erro
   }
 }
 
+// fuzz_onnx (long run of 2026-11-29, 7.6M execs): tabs, '[', then bytes protobuf reads as a
+// ModelProto with a graph (the rest as unknown fields). ImportOnnx imported it; IsOnnxFile, which
+// sniffs JSON by its first non-blank byte, called it JSON, so `generate --graph` would have read
+// an ONNX model as a broken MSCGraph. Both now ask the same question first.
+TEST_CASE("fuzz onnx: a file that starts like JSON is not imported as ONNX") {
+  namespace ox = msc::frontend::onnx_import;
+  const std::string path =
+      std::string(MSC_TEST_DATA_DIR) + "/fuzz/regressions/onnx/json_like_bytes_parse_as_model";
+  CHECK_FALSE(ox::IsOnnxFile(path));
+  CHECK(MscError([&] { ox::ImportOnnx(path); }) ==
+        path +
+            ": not an ONNX model: it starts like JSON (an MSCGraph is read by generate, "
+            "validate and inspect, not by import)");
+  // a real model still is one
+  msc_test::OnnxModel m(13);
+  m.Input("x", {1, 3});
+  m.Node("Relu", {"x"}, {"y"});
+  m.Output("y", {1, 3});
+  CHECK(ox::IsOnnxFile(m.Save()));
+}
+
 // fuzz_onnx: a MaxPool model whose graph outputs were gone (ONNX's checker accepts a graph without
 // outputs) imported into an MSCGraph without outputs, which `msc-codegen import` then reported as
 // "invalid MSCGraph (1 problem): outputs: a graph needs at least one output" -- about a graph the

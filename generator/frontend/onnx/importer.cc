@@ -1,6 +1,7 @@
 // The ONNX import driver: load + check, shape inference with import-time folding, then one
 // converter call per remaining node (see onnx_import.h for the naming rules).
 #include <algorithm>
+#include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <fstream>
@@ -122,6 +123,16 @@ void CheckUtf8(const std::string& path, const onnx::GraphProto& graph) {
       for (const auto& s : a.strings()) check(s, attr);
     }
   }
+}
+
+/// Whether the first byte that is not ASCII whitespace is '{' or '[': JSON (an MSCGraph), never an
+/// ONNX model, whose first byte is a protobuf field tag (0x08: ir_version). Protobuf parses some
+/// such text as a ModelProto all the same (unknown fields); IsOnnxFile and the importer both ask
+/// this, so they agree on every file (found by tests/fuzz/fuzz_onnx).
+bool StartsLikeJson(const uint8_t* data, uint64_t size) {
+  for (uint64_t i = 0; i < size; ++i)
+    if (!std::isspace(data[i])) return data[i] == '{' || data[i] == '[';
+  return false;
 }
 
 }  // namespace
@@ -287,6 +298,10 @@ void Importer::Load() {
       throw Error(path_ + ": " + std::to_string(file.size()) +
                   " bytes is past protobuf's 2 GiB limit for one message; save the weights as "
                   "ONNX external data");
+    if (StartsLikeJson(file.data(), file.size()))
+      throw Error(path_ +
+                  ": not an ONNX model: it starts like JSON (an MSCGraph is read by generate, "
+                  "validate and inspect, not by import)");
     if (!model_.ParseFromArray(file.data(), static_cast<int>(file.size())) || !model_.has_graph())
       throw Error(path_ + ": not an ONNX model (cannot parse an onnx.ModelProto with a graph)");
   }
@@ -975,16 +990,15 @@ ImportResult ImportOnnx(const std::string& path, const ImportOptions& options) {
 }
 
 bool IsOnnxFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  char c;
-  while (in.get(c))
-    if (!std::isspace(static_cast<unsigned char>(c))) break;
-  if (!in || c == '{' || c == '[') return false;
-  in.clear();
-  in.seekg(0);
-  onnx::ModelProto m;
-  return m.ParseFromIstream(&in) && m.has_graph();
+  try {
+    const weights::MappedFile file(path, "model");
+    if (StartsLikeJson(file.data(), file.size())) return false;
+    onnx::ModelProto m;
+    return file.size() <= static_cast<uint64_t>(std::numeric_limits<int>::max()) &&
+           m.ParseFromArray(file.data(), static_cast<int>(file.size())) && m.has_graph();
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 void ReadOnnxGolden(const std::string& dir, const ir::MSCGraph& graph, weights::TensorMap* inputs,

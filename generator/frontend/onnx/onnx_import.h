@@ -48,7 +48,8 @@ struct ImportResult {
 ImportResult ImportOnnx(const std::string& path, const ImportOptions& options = {});
 
 /// Whether `path` holds an ONNX model rather than MSCGraph JSON: the first non-blank byte is not
-/// '{' and the file parses as an onnx.ModelProto with a graph. Never throws for a readable file.
+/// '{' or '[' and the file parses as an onnx.ModelProto with a graph. Never throws. ImportOnnx
+/// accepts no file this rejects.
 bool IsOnnxFile(const std::string& path);
 
 /// Golden data of an ONNX backend test folder (test_data_set_N/input_K.pb, output_K.pb): the
