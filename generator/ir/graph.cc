@@ -13,12 +13,13 @@ namespace msc::ir {
 
 int64_t MSCTensor::Numel() const {
   int64_t n = 1;
-  bool overflow = false;
+  bool overflow = false, empty = false;
   for (int64_t d : shape) {
     if (d < 0) return -1;
+    empty = empty || d == 0;
     overflow = overflow || __builtin_mul_overflow(n, d, &n);
   }
-  return overflow ? -2 : n;
+  return empty ? 0 : overflow ? -2 : n;
 }
 
 int64_t MSCTensor::DtypeBytes(const std::string& dtype) {

@@ -33,7 +33,8 @@ struct MSCTensor {
   std::vector<std::string> prims;  ///< [] when static, else one MSCPrim name or literal per dim.
   Json extra = Json::object();     ///< keys MSC did not define, kept for round trip.
 
-  /// Number of elements (product of shape; 1 for 0-d). -1 if any dim is dynamic (-1), -2 if the
+  /// Number of elements (product of shape; 1 for 0-d). -1 if any dim is dynamic (-1); else 0 if
+  /// any dim is 0, whatever the others (the order of the dims does not matter); else -2 if the
   /// product overflows int64 (Validate rejects such tensors, see kMaxTensorBytes).
   int64_t Numel() const;
   /// Size of one element in bytes for dtype ("bool" = 1), 0 for unknown dtypes.

@@ -207,10 +207,13 @@ bool CheckedMul(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_over
 
 int64_t CheckedNumel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
+  bool overflow = false, empty = false;
   for (int64_t d : shape) {
-    if (d < 0 || !CheckedMul(n, d, &n)) return -1;
+    if (d < 0) return -1;
+    empty = empty || d == 0;
+    overflow = overflow || !CheckedMul(n, d, &n);
   }
-  return n;
+  return empty ? 0 : overflow ? -1 : n;
 }
 
 }  // namespace msc::weights::detail

@@ -172,6 +172,15 @@ TEST_CASE("shapes whose element or byte count overflows int64 are rejected, not 
   CHECK(t.Numel() == -2);
   t.shape = {2, -1};
   CHECK(t.Numel() == -1);
+  // A dim of 0: no elements, wherever the 0 stands (fuzz_onnx long run of 2026-11-29: a Transpose
+  // folded at import moved the 0 of an empty constant behind dims whose product overflows, and
+  // Validate then rejected the imported graph its permutation-equal input passed).
+  t.shape = {0, int64_t{1} << 40, int64_t{1} << 40};
+  CHECK(t.Numel() == 0);
+  t.shape = {int64_t{1} << 40, int64_t{1} << 40, 0};
+  CHECK(t.Numel() == 0);
+  t.shape = {int64_t{1} << 40, 0, -1};
+  CHECK(t.Numel() == -1);
 }
 
 TEST_CASE("the node limit is enforced while parsing, counting only top-level nodes") {
