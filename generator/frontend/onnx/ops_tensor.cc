@@ -26,6 +26,7 @@
 #include "generator/frontend/onnx/convert.h"
 #include "generator/frontend/onnx/tensor_proto.h"
 #include "generator/ir/attr_format.h"
+#include "generator/weights/values.h"
 
 namespace msc::frontend::onnx_import {
 
@@ -37,11 +38,9 @@ using ir::AttrDouble;
 using ir::AttrInt;
 using ir::AttrInts;
 
-int64_t Numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
+/// Elements of a static shape: 0 when any dim is 0, even after dims whose product overflows (an
+/// empty constant; found by fuzz_onnx, a signed overflow here), as weights::ShapeNumel.
+int64_t Numel(const std::vector<int64_t>& shape) { return weights::ShapeNumel(shape); }
 
 std::string ShapeStr(const std::vector<int64_t>& shape) {
   std::string s = "[";
