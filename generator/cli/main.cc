@@ -130,8 +130,8 @@ int PrintBackends(const std::string& templates, bool json) {
     out.push_back({{"name", spec.name},
                    {"summary", spec.summary},
                    {"precisions", precisions},
-                   // a memory plan needs static shapes (context.cc ThrowDynamic)
-                   {"dynamic_shapes", spec.memory_alignment == 0},
+                   // a memory plan needs static shapes (analyses::PlanMemory)
+                   {"dynamic_shapes", spec.memory.alignment == 0},
                    {"test", test}});
   }
   if (json) {

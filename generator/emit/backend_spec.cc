@@ -162,16 +162,16 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
       for (const auto& [k, a] :
            r.Map(v, "memory_plan", {"alignment", "alias", "concat_in_place"})) {
         if (k == "alias" || k == "concat_in_place") {
-          (k == "alias" ? spec.memory_alias : spec.memory_concat_in_place) =
+          (k == "alias" ? spec.memory.alias_optypes : spec.memory.concat_in_place) =
               r.StrList(a, "memory_plan." + k);
           continue;
         }
         try {
-          spec.memory_alignment = a.as<long long>();
+          spec.memory.alignment = a.as<long long>();
         } catch (const YAML::Exception&) {
           r.Fail(a, "memory_plan.alignment must be an integer");
         }
-        if (spec.memory_alignment <= 0 || (spec.memory_alignment & (spec.memory_alignment - 1)))
+        if (spec.memory.alignment <= 0 || (spec.memory.alignment & (spec.memory.alignment - 1)))
           r.Fail(a, "memory_plan.alignment must be a power of two");
       }
     } else if (key == "passes") {
@@ -192,21 +192,21 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
       const auto entries =
           r.Map(v, "fuse_epilogues", {"producers", "epilogues", "residual", "residual_producers"});
       for (const auto& [k, list] : entries) {
-        std::vector<std::string>& field = k == "producers"   ? spec.fuse_producers
-                                          : k == "epilogues" ? spec.fuse_epilogues
-                                          : k == "residual"  ? spec.fuse_residual
-                                                             : spec.fuse_residual_producers;
+        std::vector<std::string>& field = k == "producers"   ? spec.fusion.producers
+                                          : k == "epilogues" ? spec.fusion.epilogues
+                                          : k == "residual"  ? spec.fusion.residual
+                                                             : spec.fusion.residual_producers;
         field = r.StrList(list, "fuse_epilogues." + k);
       }
       // A residual add is fused with the act after it, which only producers that take an epilogue
       // can run; and a residual fusion needs both lists.
-      if (spec.fuse_residual.empty() != spec.fuse_residual_producers.empty())
+      if (spec.fusion.residual.empty() != spec.fusion.residual_producers.empty())
         r.Fail(v, "fuse_epilogues.residual and fuse_epilogues.residual_producers go together");
       for (const auto& [k, list] : entries) {
         if (k != "residual_producers") continue;
-        for (const auto& p : spec.fuse_residual_producers)
-          if (std::find(spec.fuse_producers.begin(), spec.fuse_producers.end(), p) ==
-              spec.fuse_producers.end())
+        for (const auto& p : spec.fusion.residual_producers)
+          if (std::find(spec.fusion.producers.begin(), spec.fusion.producers.end(), p) ==
+              spec.fusion.producers.end())
             r.Fail(list, "fuse_epilogues.residual_producers: '" + p +
                              "' is not in fuse_epilogues.producers");
       }
@@ -215,7 +215,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
       for (const auto& [k, a] :
            r.Map(v, "fuse_elementwise", {"ops", "selects", "max_ops", "max_inputs"})) {
         if (k == "ops" || k == "selects") {
-          (k == "ops" ? spec.fuse_elementwise_ops : spec.fuse_elementwise_selects) =
+          (k == "ops" ? spec.fusion.elementwise_ops : spec.fusion.elementwise_selects) =
               r.StrList(a, "fuse_elementwise." + k);
           continue;
         }
@@ -228,7 +228,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
         // A chain has two nodes at least; the limits are the backend kernel's.
         if (n < (k == "max_ops" ? 2 : 1))
           r.Fail(a, "fuse_elementwise." + k + " must be at least " + (k == "max_ops" ? "2" : "1"));
-        (k == "max_ops" ? spec.fuse_elementwise_max_ops : spec.fuse_elementwise_max_inputs) = n;
+        (k == "max_ops" ? spec.fusion.max_ops : spec.fusion.max_inputs) = n;
         (k == "max_ops" ? has_max_ops : has_max_inputs) = true;
       }
       if (!has_max_ops || !has_max_inputs)

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "generator/analyses/fusion.h"
+#include "generator/analyses/memory_plan.h"
+
 namespace msc::emit {
 
 /// A reduced precision a backend offers (backend.yaml `precision.<name>`, `generate --precision
@@ -74,26 +77,14 @@ struct BackendSpec {
   std::string weights_output;               ///< where bound weights go ("weights.safetensors").
   std::string golden_output;                ///< folder for golden data ("golden").
   std::vector<std::string> reserved_names;  ///< never used as identifiers (keywords, modules).
-  long long memory_alignment = 0;           ///< > 0: plan one arena for all activations (bytes).
-  std::vector<std::string> memory_alias;    ///< optypes whose outputs share their input's bytes.
-  /// Concat optypes (attr `axis`) whose inputs are planned as slices of the output where they are
-  /// contiguous (PlanMemory: `in_place` nodes do nothing).
-  std::vector<std::string> memory_concat_in_place;
-  std::vector<std::string> fuse_producers;  ///< optypes that can absorb an elementwise epilogue...
-  std::vector<std::string> fuse_epilogues;  ///< ...of these optypes (e.g. nn.relu, clip).
-  /// Residual adds (e.g. add) folded into a producer of fuse_residual_producers (a subset of
-  /// fuse_producers) as y = act(producer(...) + residual); see FuseEpilogues (context.h).
-  std::vector<std::string> fuse_residual;
-  std::vector<std::string> fuse_residual_producers;
-  /// Elementwise chains run as one kernel (see FuseElementwise, context.h): trees of nodes of
-  /// fuse_elementwise_ops (float32, one or two inputs) and fuse_elementwise_selects (where-like:
-  /// a condition of any dtype, then two float32 values), at most fuse_elementwise_max_ops nodes
-  /// and fuse_elementwise_max_inputs distinct outside inputs per chain. Empty ops and selects:
-  /// no chain fusion.
-  std::vector<std::string> fuse_elementwise_ops;
-  std::vector<std::string> fuse_elementwise_selects;
-  long long fuse_elementwise_max_ops = 0;
-  long long fuse_elementwise_max_inputs = 0;
+  /// backend.yaml `memory_plan` {alignment, alias, concat_in_place}: one arena for all
+  /// activations when memory.alignment > 0 (a power of two; 0: no `memory_plan`, no plan).
+  /// See analyses/memory_plan.h.
+  analyses::MemoryOptions memory{0, {}, {}};
+  /// backend.yaml `fuse_epilogues` {producers, epilogues, residual, residual_producers} and
+  /// `fuse_elementwise` {ops, selects, max_ops, max_inputs}; see analyses/fusion.h. Residual
+  /// producers are a subset of the producers; chains need both limits.
+  analyses::FusionOptions fusion;
   /// Graph passes run before the context is built, in order (passes::PassNames()).
   std::vector<std::string> passes;
   /// Reduced precisions the backend offers besides float32, by name (PrecisionNames()).

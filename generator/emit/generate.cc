@@ -304,8 +304,9 @@ void AddCopies(const BackendSpec& spec, tmpl::Environment& env, const tmpl::Data
 }
 
 /// Generate's pipeline, stage by stage: load (any frontend) -> validate -> specialize -> bind
-/// weights -> passes (graph passes, reduced precision) -> golden data -> analyses and template
-/// values (Context: identifiers, typed attrs, fusion decisions, memory plan) -> render -> write.
+/// weights -> passes (graph passes, reduced precision) -> golden data -> analyses (fusion
+/// decisions, memory plan: generator/analyses) -> template values (Context: identifiers, typed
+/// attrs, the analyses' results) -> render -> write.
 /// With `query` (TemplateContext) it stops before render (a node query: at that node's snippet)
 /// and returns the context asked for instead of writing anything.
 Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* summary_out) {
@@ -351,8 +352,9 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
     golden_files = AddGolden(frontend::LoadGoldenData(o.golden_dir, graph), spec, tree);
   }
 
-  // analyses and template values
-  Context ctx(graph, opdefs, spec, &folded);
+  // analyses (fusion decisions, memory plan), then the template values
+  const analyses::GraphAnalyses analyses(graph, opdefs, spec.fusion, spec.memory);
+  Context ctx(graph, opdefs, spec, analyses, &folded);
 
   // render: every node's snippet per section, then the project files
   tmpl::Environment env(TemplateSearchPath(o.templates_root, spec));

@@ -240,7 +240,8 @@ std::string ContextReferenceMarkdown() {
       "do not edit: tests/cli/test_cli.py fails when this file and the command differ. -->\n"
       "# The template context\n\n"
       "What `generate` renders templates with, built once per graph by "
-      "`generator/emit/context.cc`. To see it for a real graph: `msc-codegen context G.json "
+      "`generator/emit/context.cc` from the graph and its analyses (`generator/analyses`: fusion, "
+      "memory plan). To see it for a real graph: `msc-codegen context G.json "
       "--node NAME --backend B [--section S]` (the object one snippet is rendered with) and "
       "`msc-codegen context G.json --project --backend B` (the project templates' object).\n";
   Table("What a snippet sees", "Each op snippet is rendered once per `op_sections` entry.",

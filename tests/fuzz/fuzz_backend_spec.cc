@@ -53,9 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!Relative(f.output)) msc::fuzz::Finding(kHarness, "accepted output '" + f.output + "'");
   for (const auto& c : spec.copy)
     if (!Relative(c.to)) msc::fuzz::Finding(kHarness, "accepted copy target '" + c.to + "'");
-  if (spec.memory_alignment < 0 || (spec.memory_alignment & (spec.memory_alignment - 1)) != 0)
+  if (spec.memory.alignment < 0 || (spec.memory.alignment & (spec.memory.alignment - 1)) != 0)
     msc::fuzz::Finding(kHarness,
-                       "accepted memory alignment " + std::to_string(spec.memory_alignment));
+                       "accepted memory alignment " + std::to_string(spec.memory.alignment));
   for (const char* optype : {"nn.conv2d", "add", "msc.linear_bias", ""}) spec.OpTemplateFor(optype);
   return 0;
 }

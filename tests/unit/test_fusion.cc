@@ -1,12 +1,12 @@
-// Epilogue and residual fusion (generator/emit/context.h FuseEpilogues, issue 9 item 2) and the
-// memory plan around it: which adds are folded into a conv/GEMM producer, what the context says
+// Epilogue and residual fusion (generator/analyses/fusion.h, issue 9 item 2) and the memory plan
+// around it: which adds are folded into a conv/GEMM producer, what the context says
 // (fused_residual, fused_epilogue, fused_into), that the fused outputs share the producer's bytes
-// and that the producer's output never shares the residual's; the native Context and the JSON
-// API (FuseEpilogues + FuseElementwise + PlanMemory) give the same answer; backend.yaml's residual
-// keys. Elementwise chains (FuseElementwise): which nodes join a chain (chains, trees, shared
-// intermediates, graph outputs, shapes, dtypes, limits, fused epilogues), the fused_chain
-// program, that intermediates get no bytes and the chain's inputs stay live until its root;
-// backend.yaml's fuse_elementwise keys.
+// and that the producer's output never shares the residual's; backend.yaml's residual keys.
+// Elementwise chains: which nodes join a chain (chains, trees, shared intermediates, graph
+// outputs, shapes, dtypes, limits, fused epilogues), the fused_chain program, that intermediates
+// get no bytes and the chain's inputs stay live until its root; backend.yaml's fuse_elementwise
+// keys. Every case also checks that the context writes exactly what the analyses, run on the
+// MSCGraph, decided (CheckAnalyses).
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -21,6 +21,7 @@
 #include "generator/emit/context.h"
 #include "generator/ir/graph.h"
 #include "generator/opdef/opdef.h"
+#include "tests/unit/test_graph.h"
 
 namespace fs = boost::filesystem;
 using msc::emit::Json;
@@ -53,42 +54,8 @@ struct SpecFile {
 const std::string kTemplates = std::string(MSC_SOURCE_DIR) + "/templates";
 const std::string kOpdefs = std::string(MSC_SOURCE_DIR) + "/opdefs";
 
-/// One node of a test graph: one output "<name>:0" of `shape` / `dtype`.
-struct N {
-  std::string name, optype;
-  std::vector<std::string> inputs;  // node names (their output 0)
-  std::vector<int64_t> shape;
-  std::string dtype = "float32";
-};
-
-/// The graph as ir::MSCGraph; graph inputs are the `input` nodes, `outputs` node names.
-msc::ir::MSCGraph Build(const std::vector<N>& nodes, const std::vector<std::string>& outputs) {
-  msc::ir::MSCGraph g;
-  g.name = "main";
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const N& n = nodes[i];
-    msc::ir::MSCJoint j;
-    j.index = static_cast<int64_t>(i);
-    j.name = n.name;
-    j.optype = n.optype;
-    for (const auto& in : n.inputs) {
-      j.inputs.push_back(in + ":0");
-      if (std::find(j.parents.begin(), j.parents.end(), in) == j.parents.end())
-        j.parents.push_back(in);
-    }
-    msc::ir::MSCTensor t;
-    t.name = n.name + ":0";
-    t.dtype = n.dtype;
-    t.shape = n.shape;
-    t.layout = n.shape.size() == 4 ? "NCHW" : "";
-    j.outputs = {t};
-    if (n.optype == "input") g.inputs.push_back(t.name);
-    g.nodes.push_back(j);
-  }
-  for (const auto& o : outputs) g.outputs.push_back(o + ":0");
-  g.BuildIndex();
-  return g;
-}
+using msc::test::Build;
+using msc::test::N;
 
 /// vulkan's backend.yaml (it opts in to residual fusion), or a copy of it with other fusion lists.
 msc::emit::BackendSpec Vulkan() { return msc::emit::LoadBackendSpec(kTemplates, "vulkan"); }
@@ -137,33 +104,8 @@ std::string Into(const Json& graph, const std::string& node) {
   return NodeOf(graph, node)["fused_into"].get<std::string>();
 }
 
-/// The same fusion and plan through the JSON API: the native context with its fusion fields and
-/// offsets removed, then FuseEpilogues + PlanMemory with the spec's lists.
-Json ViaJsonApi(Json graph, const msc::emit::BackendSpec& spec) {
-  auto strip = [](Json& t) { t.erase("offset"); };
-  for (auto& n : graph["nodes"]) {
-    n["fused_epilogue"] = nullptr;
-    n.erase("fused_residual");
-    n.erase("fused_chain");
-    n.erase("in_place");
-    n["fused_into"] = "";
-    for (auto& t : n["inputs"]) strip(t);
-    for (auto& t : n["outputs"]) strip(t);
-  }
-  for (auto& t : graph["inputs"]) strip(t);
-  for (auto& t : graph["outputs"]) strip(t);
-  graph.erase("memory");
-  msc::emit::FuseEpilogues(graph, spec.fuse_producers, spec.fuse_epilogues, spec.fuse_residual,
-                           spec.fuse_residual_producers);
-  msc::emit::FuseElementwise(graph, spec.fuse_elementwise_ops, spec.fuse_elementwise_selects,
-                             spec.fuse_elementwise_max_ops, spec.fuse_elementwise_max_inputs);
-  msc::emit::PlanMemory(graph, spec.memory_alignment, spec.memory_alias,
-                        spec.memory_concat_in_place);
-  return graph;
-}
-
 /// A fused_chain as "step(operands) ... | inputs": e.g. "gelu(i0) add(s0,i1) | x:0 b:0"; "" for
-/// none (names and operands only: the JSON path's tensor objects carry no offsets yet).
+/// none (names and operands only).
 std::string ChainText(const Json& chain) {
   if (chain.is_null()) return "";
   std::string s;
@@ -181,27 +123,45 @@ std::string ChainText(const Json& chain) {
   return s;
 }
 
-/// Every node's fusion fields and output offsets agree between the native and the JSON paths.
-void CheckPathsAgree(const Json& native, const msc::emit::BackendSpec& spec) {
-  const Json json = ViaJsonApi(native, spec);
-  REQUIRE(json["nodes"].size() == native["nodes"].size());
-  for (size_t i = 0; i < native["nodes"].size(); ++i) {
-    const Json& a = native["nodes"][i];
-    const Json& b = json["nodes"][i];
-    INFO("node " << a["name"]);
-    CHECK(a["fused_epilogue"] == b["fused_epilogue"]);
-    const Json res = b.contains("fused_residual") ? b["fused_residual"] : Json();
-    CHECK(a["fused_residual"].is_null() == res.is_null());
-    if (!res.is_null()) CHECK(a["fused_residual"]["name"] == res["name"]);
-    CHECK(a["fused_into"] == b["fused_into"]);
-    CHECK(ChainText(a["fused_chain"]) == ChainText(b.value("fused_chain", Json())));
-    CHECK(a["in_place"] == b["in_place"]);
-    const Json& ta = a["outputs"][0];
-    const Json& tb = b["outputs"][0];
-    CHECK(ta.contains("offset") == tb.contains("offset"));  // constants are not planned
-    if (ta.contains("offset") && tb.contains("offset")) CHECK(ta["offset"] == tb["offset"]);
+/// The analyses run on the MSCGraph itself (analyses::GraphAnalyses with the spec's options) and
+/// the context agree: every node's fusion fields are the FusionPlan's decisions, its output offset
+/// and in_place the MemoryPlan's.
+void CheckAnalyses(const msc::ir::MSCGraph& g, const Json& context,
+                   const msc::emit::BackendSpec& spec) {
+  const msc::analyses::GraphAnalyses a(g, Opdefs(), spec.fusion, spec.memory);
+  REQUIRE(a.fusion.nodes.size() == g.nodes.size());
+  REQUIRE(context["nodes"].size() == g.nodes.size());
+  REQUIRE(a.memory);
+  auto name_of = [&](long long i) { return i < 0 ? std::string() : g.nodes[i].name; };
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const msc::analyses::NodeFusion& f = a.fusion.nodes[i];
+    const Json& node = context["nodes"][i];
+    INFO("node " << g.nodes[i].name);
+    CHECK(Into(context, g.nodes[i].name) == name_of(f.into));
+    CHECK(Epilogue(context, g.nodes[i].name) == name_of(f.epilogue));
+    CHECK(Residual(context, g.nodes[i].name) ==
+          (f.residual_add < 0 ? "" : g.nodes[f.residual_add].inputs[f.residual_input]));
+    std::string chain;  // the plan's chain in ChainText's form
+    if (f.chain >= 0) {
+      const msc::analyses::Chain& c = a.fusion.chains[f.chain];
+      for (size_t s = 0; s < c.members.size(); ++s) {
+        chain += (s ? " " : "") + g.nodes[c.members[s]].name + "(";
+        for (size_t k = 0; k < c.operands[s].size(); ++k)
+          chain += (k ? "," : "") + std::string(c.operands[s][k].step ? "s" : "i") +
+                   std::to_string(c.operands[s][k].index);
+        chain += ")";
+      }
+      chain += " |";
+      for (const auto& [s, k] : c.inputs) chain += " " + g.nodes[c.members[s]].inputs[k];
+    }
+    CHECK(ChainText(node["fused_chain"]) == chain);
+    CHECK(node["in_place"] == a.memory->in_place[i]);
+    const Json& out = node["outputs"][0];
+    auto at = a.memory->offset.find(g.nodes[i].outputs[0].name);
+    CHECK(out.contains("offset") == (at != a.memory->offset.end()));  // constants: unplanned
+    if (out.contains("offset") && at != a.memory->offset.end()) CHECK(out["offset"] == at->second);
   }
-  CHECK(native["memory"]["peak_bytes"] == json["memory"]["peak_bytes"]);
+  CHECK(context["memory"]["peak_bytes"] == a.memory->peak);
 }
 
 const std::vector<int64_t> kS = {1, 8, 6, 6};
@@ -233,7 +193,7 @@ TEST_CASE("residual fusion: a resnet basic block folds add + relu into the secon
   CHECK(OffsetOf(c, "relu2") == OffsetOf(c, "conv2"));
   CHECK(Disjoint(c, "conv2", "x"));
   CHECK(Disjoint(c, "conv3", "conv2"));
-  CheckPathsAgree(c, Vulkan());
+  CheckAnalyses(g, c, Vulkan());
 }
 
 TEST_CASE("residual fusion: the producer's output may be the add's second operand") {
@@ -260,7 +220,7 @@ TEST_CASE("residual fusion: the producer's output may be the add's second operan
   CHECK(OffsetOf(c, "relu2") == OffsetOf(c, "down"));
   CHECK(Disjoint(c, "down", "conv2"));
   CHECK(Disjoint(c, "down", "x"));
-  CheckPathsAgree(c, Vulkan());
+  CheckAnalyses(g, c, Vulkan());
 }
 
 TEST_CASE("residual fusion: what is not folded") {
@@ -275,7 +235,7 @@ TEST_CASE("residual fusion: what is not folded") {
     CHECK(Residual(c, "conv") == "");
     CHECK(Into(c, "add") == "");
     CHECK(Epilogue(c, "later") == "");  // relu of an input: no producer
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("broadcasting: the residual's shape differs") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -286,7 +246,7 @@ TEST_CASE("residual fusion: what is not folded") {
     const Json c = Context(g, spec);
     CHECK(Residual(c, "conv") == "");
     CHECK(Into(c, "add") == "");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("the residual's dtype differs") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -296,7 +256,7 @@ TEST_CASE("residual fusion: what is not folded") {
                          {"add"});
     const Json c = Context(g, spec);
     CHECK(Residual(c, "conv") == "");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("the producer's output has a second consumer") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -308,7 +268,7 @@ TEST_CASE("residual fusion: what is not folded") {
     CHECK(Residual(c, "conv") == "");
     CHECK(Into(c, "add") == "");
     CHECK(Into(c, "other") == "");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("the producer's output is a graph output") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -317,7 +277,7 @@ TEST_CASE("residual fusion: what is not folded") {
                          {"add", "conv"});
     const Json c = Context(g, spec);
     CHECK(Residual(c, "conv") == "");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("y + y") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -327,7 +287,7 @@ TEST_CASE("residual fusion: what is not folded") {
     const Json c = Context(g, spec);
     CHECK(Residual(c, "conv") == "");
     CHECK(Into(c, "add") == "");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("a producer outside residual_producers (vulkan: the 1-D convolutions)") {
     const std::vector<int64_t> s = {1, 4, 9};
@@ -342,7 +302,7 @@ TEST_CASE("residual fusion: what is not folded") {
     // (the add and the relu run as one elementwise chain instead)
     CHECK(Into(c, "add") == "relu");
     CHECK(ChainText(NodeOf(c, "relu")["fused_chain"]) == "add(i0,i1) relu(s0) | conv:0 x:0");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("an op other than the residual list's (subtract)") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -384,7 +344,7 @@ TEST_CASE("residual fusion: a sum that is a graph output keeps the act after it 
   CHECK(OffsetOf(c, "add") == OffsetOf(c, "conv"));
   CHECK(Disjoint(c, "relu", "conv"));
   CHECK(Disjoint(c, "conv", "x"));
-  CheckPathsAgree(c, Vulkan());
+  CheckAnalyses(g, c, Vulkan());
   // Without the relu the same sum is folded as well; a relu with a second reader of the sum
   // stays separate too.
   const auto g2 = Build({{"x", "input", {}, kS},
@@ -399,7 +359,7 @@ TEST_CASE("residual fusion: a sum that is a graph output keeps the act after it 
   // (the relu runs in the elementwise chain of `tail`, which reads the sum as its input)
   CHECK(Into(c2, "relu") == "tail");
   CHECK(ChainText(NodeOf(c2, "tail")["fused_chain"]) == "relu(i0) tail(i0,s0) | add:0");
-  CheckPathsAgree(c2, Vulkan());
+  CheckAnalyses(g2, c2, Vulkan());
 }
 
 TEST_CASE("residual fusion: graph inputs and constants are ready wherever they are") {
@@ -420,7 +380,7 @@ TEST_CASE("residual fusion: graph inputs and constants are ready wherever they a
   CHECK(Residual(c, "conv2") == "k:0");
   CHECK(Into(c, "add2") == "conv2");
   CHECK(OffsetOf(c, "add2") == OffsetOf(c, "conv2"));
-  CheckPathsAgree(c, Vulkan());
+  CheckAnalyses(g, c, Vulkan());
 }
 
 TEST_CASE("residual fusion: transformer linear + residual and matmul") {
@@ -447,40 +407,39 @@ TEST_CASE("residual fusion: transformer linear + residual and matmul") {
   CHECK(Disjoint(c, "fc2", "add1"));
   CHECK(OffsetOf(c, "clip") == OffsetOf(c, "fc2"));
   CHECK(Disjoint(c, "mm", "fc1"));
-  CheckPathsAgree(c, Vulkan());
+  CheckAnalyses(g, c, Vulkan());
 }
 
-TEST_CASE("residual fusion, JSON API: an add with three inputs or without shapes") {
-  Json g = {{"nodes", Json::array()}, {"inputs", Json::array()}, {"outputs", Json::array()}};
-  auto tensor = [](const std::string& name, bool in, bool out, Json consumers) {
-    return Json{{"name", name},          {"nbytes", 1024},       {"dtype", "float32"},
-                {"shape", {256}},        {"is_graph_input", in}, {"is_graph_output", out},
-                {"consumers", consumers}};
-  };
-  const Json x = tensor("x:0", true, false, {"conv", "add"});
-  const Json y = tensor("conv:0", false, false, {"add"});
-  const Json s = tensor("add:0", false, true, Json::array());
-  g["nodes"].push_back(
-      {{"name", "x"}, {"optype", "input"}, {"inputs", Json::array()}, {"outputs", {x}}});
-  g["nodes"].push_back({{"name", "conv"}, {"optype", "conv"}, {"inputs", {x}}, {"outputs", {y}}});
-  g["nodes"].push_back(
-      {{"name", "add"}, {"optype", "add"}, {"inputs", {y, x, x}}, {"outputs", {s}}});
-  Json three = g;
-  msc::emit::FuseEpilogues(three, {"conv"}, {"relu"}, {"add"}, {"conv"});
-  CHECK_FALSE(three["nodes"][1].contains("fused_residual"));
-  CHECK_FALSE(three["nodes"][2].contains("fused_into"));
-  g["nodes"][2]["inputs"] = {y, x};
-  msc::emit::FuseEpilogues(g, {"conv"}, {"relu"}, {"add"}, {"conv"});
-  CHECK(g["nodes"][1]["fused_residual"]["name"] == "x:0");
-  CHECK(g["nodes"][2]["fused_into"] == "conv");
-  msc::emit::PlanMemory(g, 256, {});
-  CHECK(g["nodes"][2]["outputs"][0]["offset"] == g["nodes"][1]["outputs"][0]["offset"]);
-  CHECK(g["nodes"][1]["outputs"][0]["offset"] != g["nodes"][0]["outputs"][0]["offset"]);
-  // Without the residual keys the JSON API folds no add (the old signature).
-  Json plain = three;
-  plain["nodes"][2]["inputs"] = {y, x};
-  msc::emit::FuseEpilogues(plain, {"conv"}, {"relu"});
-  CHECK_FALSE(plain["nodes"][1].contains("fused_residual"));
+TEST_CASE("residual fusion on the MSCGraph: an add with three inputs is no residual add") {
+  msc::analyses::FusionOptions options;
+  options.producers = {"conv"};
+  options.epilogues = {"relu"};
+  options.residual = {"add"};
+  options.residual_producers = {"conv"};
+  const std::vector<int64_t> s = {256};
+  const auto three = Build(
+      {{"x", "input", {}, s}, {"conv", "conv", {"x"}, s}, {"add", "add", {"conv", "x", "x"}, s}},
+      {"add"});
+  const msc::analyses::Dataflow d3(three);
+  const msc::analyses::FusionPlan f3 = msc::analyses::PlanFusion(d3, options);
+  CHECK(f3.nodes[1].residual_add == -1);
+  CHECK(f3.nodes[2].into == -1);
+  const auto two =
+      Build({{"x", "input", {}, s}, {"conv", "conv", {"x"}, s}, {"add", "add", {"conv", "x"}, s}},
+            {"add"});
+  const msc::analyses::Dataflow d2(two);
+  const msc::analyses::FusionPlan f2 = msc::analyses::PlanFusion(d2, options);
+  CHECK(f2.nodes[1].residual_add == 2);
+  CHECK(f2.nodes[1].residual_input == 1);
+  CHECK(f2.nodes[2].into == 1);
+  CHECK(f2.nodes[2].alias_input == 0);
+  const msc::analyses::MemoryPlan m = msc::analyses::PlanMemory(d2, f2, Opdefs(), {256, {}, {}});
+  CHECK(m.offset.at("add:0") == m.offset.at("conv:0"));
+  CHECK(m.offset.at("conv:0") != m.offset.at("x:0"));
+  // Without the residual lists no add is folded.
+  options.residual.clear();
+  options.residual_producers.clear();
+  CHECK(msc::analyses::PlanFusion(d2, options).nodes[1].residual_add == -1);
 }
 
 TEST_CASE("backend.yaml fuse_epilogues.residual: keys, pairing and subset checks") {
@@ -493,8 +452,8 @@ TEST_CASE("backend.yaml fuse_epilogues.residual: keys, pairing and subset checks
   CHECK(load("fuse_epilogues:\n  producers: [conv, dense]\n  epilogues: [relu]\n"
              "  residual: [add]\n  residual_producers: [conv]\n",
              &spec) == "");
-  CHECK(spec.fuse_residual == std::vector<std::string>{"add"});
-  CHECK(spec.fuse_residual_producers == std::vector<std::string>{"conv"});
+  CHECK(spec.fusion.residual == std::vector<std::string>{"add"});
+  CHECK(spec.fusion.residual_producers == std::vector<std::string>{"conv"});
   CHECK(load("fuse_epilogues:\n  producers: [conv]\n  epilogues: [relu]\n  residual: [add]\n",
              &spec) == file +
                            ":5:3: fuse_epilogues.residual and fuse_epilogues.residual_producers go "
@@ -508,10 +467,10 @@ TEST_CASE("backend.yaml fuse_epilogues.residual: keys, pairing and subset checks
             .rfind(file + ":6:3: unknown key 'residual_adds' in fuse_epilogues", 0) == 0);
   // The repo's vulkan backend opts in; its residual producers are conv/GEMM producers.
   const auto vk = Vulkan();
-  CHECK(vk.fuse_residual == std::vector<std::string>{"add"});
-  for (const auto& p : vk.fuse_residual_producers)
-    CHECK(std::find(vk.fuse_producers.begin(), vk.fuse_producers.end(), p) !=
-          vk.fuse_producers.end());
+  CHECK(vk.fusion.residual == std::vector<std::string>{"add"});
+  for (const auto& p : vk.fusion.residual_producers)
+    CHECK(std::find(vk.fusion.producers.begin(), vk.fusion.producers.end(), p) !=
+          vk.fusion.producers.end());
 }
 
 // ---- elementwise chains (backend.yaml fuse_elementwise) ----------------------------------------
@@ -561,7 +520,7 @@ TEST_CASE("elementwise chain: gelu + bias * scale runs at its last node, never s
   bool listed = false;
   for (const auto& t : c["memory"]["tensors"]) listed = listed || t["name"] == "gelu:0";
   CHECK_FALSE(listed);
-  CheckPathsAgree(c, Vulkan());
+  CheckAnalyses(g, c, Vulkan());
 }
 
 TEST_CASE("elementwise chain: the inputs stay live until the chain runs") {
@@ -581,7 +540,7 @@ TEST_CASE("elementwise chain: the inputs stay live until the chain runs") {
   CHECK(Disjoint(c, "p", "r"));
   CHECK(Disjoint(c, "p", "e2"));
   CHECK(Disjoint(c, "r", "e2"));
-  CheckPathsAgree(c, Vulkan());
+  CheckAnalyses(g, c, Vulkan());
 }
 
 TEST_CASE("elementwise chain: trees, operands read twice, where") {
@@ -596,7 +555,7 @@ TEST_CASE("elementwise chain: trees, operands read twice, where") {
                          {"t"});
     const Json c = Context(g, Vulkan());
     CHECK(Chain(c, "t") == "m(i0,i1) s(i2,i3) t(s0,s1) | a:0 b:0 c:0 d:0");
-    CheckPathsAgree(c, Vulkan());
+    CheckAnalyses(g, c, Vulkan());
   }
   SUBCASE("x * x and an input shared by two members") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -606,7 +565,7 @@ TEST_CASE("elementwise chain: trees, operands read twice, where") {
                          {"out"});
     const Json c = Context(g, Vulkan());
     CHECK(Chain(c, "out") == "e(i0) sq(s0,s0) out(s1,i0) | x:0");
-    CheckPathsAgree(c, Vulkan());
+    CheckAnalyses(g, c, Vulkan());
   }
   SUBCASE("where: a bool condition input, a float condition computed in the chain") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -622,7 +581,7 @@ TEST_CASE("elementwise chain: trees, operands read twice, where") {
     CHECK(Chain(c, "w") == "v(i0) w(i1,s0,i2) | x:0 m:0 k:0");
     CHECK(Chain(c, "w2") == "sig(i0) w2(s0,i1,i0) | w:0 x:0");
     CHECK(Planned(c, "w"));
-    CheckPathsAgree(c, Vulkan());
+    CheckAnalyses(g, c, Vulkan());
   }
 }
 
@@ -639,7 +598,7 @@ TEST_CASE("elementwise chain: what does not join a chain") {
     CHECK(NodeOf(c, "e")["fused_chain"].is_null());
     CHECK(Chain(c, "g") == "f(i0,i1) g(i0,s0) | e:0 x:0");
     CHECK(Planned(c, "e"));
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("a graph output in the middle") {
     const auto g =
@@ -648,7 +607,7 @@ TEST_CASE("elementwise chain: what does not join a chain") {
     const Json c = Context(g, spec);
     CHECK(Chain(c, "n") == "");
     CHECK(Into(c, "e") == "");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("an intermediate of another shape (it would be recomputed per output element)") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -659,7 +618,7 @@ TEST_CASE("elementwise chain: what does not join a chain") {
     const Json c = Context(g, spec);
     CHECK(Chain(c, "m") == "");
     CHECK(Into(c, "s") == "");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("other dtypes, ops outside the list, an alias consumer") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -685,7 +644,7 @@ TEST_CASE("elementwise chain: what does not join a chain") {
       CHECK(Chain(c, n) == "");
       CHECK(Into(c, n) == "");
     }
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("nodes taken by epilogue / residual fusion") {
     const auto g = Build({{"x", "input", {}, kS},
@@ -702,7 +661,7 @@ TEST_CASE("elementwise chain: what does not join a chain") {
     CHECK(Chain(c, "n") == "e(i0) n(s0) | relu:0");
     CHECK(Into(c, "add") == "conv2");
     CHECK(Chain(c, "t") == "");
-    CheckPathsAgree(c, spec);
+    CheckAnalyses(g, c, spec);
   }
   SUBCASE("backends without fuse_elementwise (torch, relax, numpy)") {
     const auto g = Build(
@@ -723,19 +682,20 @@ TEST_CASE("elementwise chain: max_ops and max_inputs") {
                        i % 2 ? "exp" : "negative",
                        {i == 1 ? "x" : "u" + std::to_string(i - 1)},
                        kS});
-    const Json c = Context(Build(nodes, {"u10"}), Vulkan());
+    const auto g10 = Build(nodes, {"u10"});
+    const Json c = Context(g10, Vulkan());
     CHECK(Chain(c, "u10") == "u3(i0) u4(s0) u5(s1) u6(s2) u7(s3) u8(s4) u9(s5) u10(s6) | u2:0");
     CHECK(Chain(c, "u2") == "u1(i0) u2(s0) | x:0");
     CHECK(Planned(c, "u2"));
-    CheckPathsAgree(c, Vulkan());
+    CheckAnalyses(g10, c, Vulkan());
     msc::emit::BackendSpec three = Vulkan();
-    three.fuse_elementwise_max_ops = 3;
-    const Json c3 = Context(Build(nodes, {"u10"}), three);
+    three.fusion.max_ops = 3;
+    const Json c3 = Context(g10, three);
     CHECK(Chain(c3, "u10") == "u8(i0) u9(s0) u10(s1) | u7:0");
     CHECK(Chain(c3, "u7") == "u5(i0) u6(s0) u7(s1) | u4:0");
     CHECK(Chain(c3, "u4") == "u2(i0) u3(s0) u4(s1) | u1:0");
     CHECK(Chain(c3, "u1") == "");  // alone: no chain
-    CheckPathsAgree(c3, three);
+    CheckAnalyses(g10, c3, three);
   }
   SUBCASE("a + b + c + d + e: at most four inputs") {
     const auto g = Build({{"a", "input", {}, kS},
@@ -752,7 +712,7 @@ TEST_CASE("elementwise chain: max_ops and max_inputs") {
     CHECK(Chain(c, "s4") == "s2(i0,i1) s3(s0,i2) s4(s1,i3) | s1:0 c:0 d:0 e:0");
     CHECK(Into(c, "s1") == "");
     CHECK(Planned(c, "s1"));
-    CheckPathsAgree(c, Vulkan());
+    CheckAnalyses(g, c, Vulkan());
   }
 }
 
@@ -766,10 +726,10 @@ TEST_CASE("backend.yaml fuse_elementwise: keys, limits and errors") {
   CHECK(load("fuse_elementwise:\n  ops: [add, exp]\n  selects: [where]\n  max_ops: 6\n"
              "  max_inputs: 3\n",
              &spec) == "");
-  CHECK(spec.fuse_elementwise_ops == std::vector<std::string>{"add", "exp"});
-  CHECK(spec.fuse_elementwise_selects == std::vector<std::string>{"where"});
-  CHECK(spec.fuse_elementwise_max_ops == 6);
-  CHECK(spec.fuse_elementwise_max_inputs == 3);
+  CHECK(spec.fusion.elementwise_ops == std::vector<std::string>{"add", "exp"});
+  CHECK(spec.fusion.elementwise_selects == std::vector<std::string>{"where"});
+  CHECK(spec.fusion.max_ops == 6);
+  CHECK(spec.fusion.max_inputs == 3);
   CHECK(load("fuse_elementwise:\n  ops: [add]\n  max_ops: 4\n", &spec) ==
         file + ":5:3: fuse_elementwise needs max_ops and max_inputs (the backend kernel's limits)");
   CHECK(load("fuse_elementwise:\n  ops: [add]\n  max_ops: 1\n  max_inputs: 2\n", &spec) ==
@@ -784,7 +744,7 @@ TEST_CASE("backend.yaml fuse_elementwise: keys, limits and errors") {
             .rfind(file + ":6:3: unknown key 'max_steps' in fuse_elementwise", 0) == 0);
   // The repo's vulkan backend opts in within the kernel's limits (ops::kChainMaxSteps / Inputs).
   const auto vk = Vulkan();
-  CHECK(vk.fuse_elementwise_max_ops == 8);
-  CHECK(vk.fuse_elementwise_max_inputs == 4);
-  CHECK(vk.fuse_elementwise_selects == std::vector<std::string>{"where"});
+  CHECK(vk.fusion.max_ops == 8);
+  CHECK(vk.fusion.max_inputs == 4);
+  CHECK(vk.fusion.elementwise_selects == std::vector<std::string>{"where"});
 }

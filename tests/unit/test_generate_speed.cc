@@ -108,7 +108,8 @@ TEST_CASE("native context: tensors are shared objects, node.code fills section b
   auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
   auto spec = msc::emit::LoadBackendSpec(std::string(MSC_SOURCE_DIR) + "/templates", "vulkan");
   std::vector<msc::passes::Folded> folded = {{"fold_batch_norm", "bn", "conv"}};
-  msc::emit::Context ctx(g, opdefs, spec, &folded);
+  const msc::analyses::GraphAnalyses analyses(g, opdefs, spec.fusion, spec.memory);
+  msc::emit::Context ctx(g, opdefs, spec, analyses, &folded);
   REQUIRE(ctx.num_nodes() == 2);
   using msc::tmpl::Value;
   auto get = [](const Value& v, const char* key) {

@@ -1,0 +1,86 @@
+// Fusion decisions on an MSCGraph (issue 9 item 2): which relu/clip consumers run as their
+// producer's epilogue, which residual adds fold into a conv/GEMM producer, and which trees of
+// elementwise nodes run as one kernel. A backend opts in with backend.yaml's fuse_* keys
+// (emit::BackendSpec); emit::Context writes the decisions into the template context as
+// fused_epilogue / fused_residual / fused_into / fused_chain (docs/template-context.md), and
+// PlanMemory (memory_plan.h) lets fused outputs share bytes or get none.
+//
+// Epilogue fusion: a node whose optype is in `producers`, with one output that is not a graph
+// output and has exactly one consumer whose optype is in `epilogues` (taking it as its only
+// input), runs that consumer as its epilogue (NodeFusion::epilogue; the consumer's `into` = the
+// producer). Templates then emit the producer with the epilogue and nothing for the consumer.
+//
+// Residual fusion: a node P whose optype is in `residual_producers`, with one output y that is not
+// a graph output and whose only consumer is a node A of an optype in `residual` (e.g. add) with
+// exactly two inputs and one output, y and R, where R is not y, R and A's output have y's dtype and
+// shape exactly (no broadcasting), and R is ready when P runs (R's producer comes before P in node
+// order, or R is a graph input or a constant's output): P computes act(P(...) + R)
+// (NodeFusion::residual_add = A, residual_input = R's index in A's inputs) and A's `into` = P, its
+// output sharing y's bytes (alias_input = y's index in A's inputs). Then, when A's output is not a
+// graph output and its only consumer E is an epilogue as above, E is fused into P too. The
+// producer's position is where the fused nodes now compute, so nothing reads their outputs earlier.
+//
+// Elementwise chains (after the above: nodes fused there take no part): trees of elementwise nodes
+// run as ONE kernel at the position of their last node, the root. A node can join when its optype
+// is in `elementwise_ops` (its inputs and output float32 or float16: computed in float32, rounded
+// once on the root's store; one or two inputs) or in `elementwise_selects` (three inputs: a
+// condition of any dtype, then two float values; e.g. where), it has one output of a static shape,
+// and, except for the root, that output is no graph output, is read by exactly one node, a member
+// of the chain, and has the root output's shape (so the chain's outside inputs broadcast
+// numpy-style to it). Chains grow from each root (nodes visited last to first) over its operands'
+// producers, as long as they keep at most `max_ops` nodes and `max_inputs` distinct outside input
+// tensors; a chain of one node is none. Members other than the root get `into` = the root.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "generator/analyses/dataflow.h"
+
+namespace msc::analyses {
+
+/// backend.yaml's fusion lists (emit::BackendSpec fuse_*); all empty: nothing is fused.
+struct FusionOptions {
+  std::vector<std::string> producers;            ///< fuse_producers
+  std::vector<std::string> epilogues;            ///< fuse_epilogues
+  std::vector<std::string> residual;             ///< fuse_residual
+  std::vector<std::string> residual_producers;   ///< fuse_residual_producers
+  std::vector<std::string> elementwise_ops;      ///< fuse_elementwise_ops
+  std::vector<std::string> elementwise_selects;  ///< fuse_elementwise_selects
+  long long max_ops = 0;                         ///< fuse_elementwise_max_ops
+  long long max_inputs = 0;                      ///< fuse_elementwise_max_inputs
+};
+
+/// The decisions for one node; indices are node indices, -1 for none.
+struct NodeFusion {
+  long long epilogue = -1;      ///< the relu/clip consumer run as this node's epilogue
+  long long residual_add = -1;  ///< the add consumer run as this node's residual
+  size_t residual_input = 0;    ///< which input of residual_add is the residual R
+  long long into = -1;          ///< the producer (or chain root) this node was fused into
+  size_t alias_input = 0;       ///< fused into a producer: the input whose bytes the output shares
+  long long chain = -1;         ///< the chain (FusionPlan::chains) this node is a member of
+};
+
+/// One fused elementwise chain.
+struct Chain {
+  struct Operand {
+    bool step = false;  ///< false: the chain's inputs[index]; true: the value of step `index`
+    size_t index = 0;
+  };
+  std::vector<size_t> members;  ///< node indices in node order; back() is the root
+  /// The outside input tensors in first-use order, each as (member step, input k) of its first
+  /// reader.
+  std::vector<std::pair<size_t, size_t>> inputs;
+  std::vector<std::vector<Operand>> operands;  ///< per member, per node input
+};
+
+struct FusionPlan {
+  std::vector<NodeFusion> nodes;  ///< per graph node
+  std::vector<Chain> chains;
+};
+
+/// The fusion decisions for dataflow.graph() (see above). Pure: reads the graph only.
+FusionPlan PlanFusion(const Dataflow& dataflow, const FusionOptions& options);
+
+}  // namespace msc::analyses
