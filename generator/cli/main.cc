@@ -8,7 +8,7 @@
 //   msc-codegen validate G.json       schema + semantic checks against opdefs
 //   msc-codegen visualize G.json -o OUT.svg|OUT.dot|OUT.prototxt   a picture of the graph
 //   msc-codegen render T.j2 --data D.json
-//   msc-codegen ops                   optype x backend coverage matrix
+//   msc-codegen ops [--traits [--json]]  optype x backend coverage matrix; the op traits
 //   msc-codegen completion bash       bash completion script (from the CLI definition)
 //   msc-codegen new-op OPTYPE [--like OP]        opdef entry + snippet stubs + test case stub
 //   msc-codegen new-backend NAME [--from B]      templates/NAME/ (skeleton, or a copy of B)
@@ -62,6 +62,27 @@ std::string ReadFile(const std::string& path, const std::string& what) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// `ops --traits`: the trait vocabulary (opdef::Traits()) with the optypes of each.
+int PrintTraits(const std::string& opdefs_dir, bool json) {
+  const auto opdefs = msc::opdef::OpDefRegistry::LoadDir(opdefs_dir);
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& t : msc::opdef::Traits())
+    out.push_back({{"name", t.name},
+                   {"doc", t.doc},
+                   {"inputs", t.inputs},
+                   {"optypes", opdefs.WithTrait(t.name)}});
+  if (json) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& t : out) {
+    std::cout << t["name"].get<std::string>() << ": " << t["doc"].get<std::string>() << "\n ";
+    for (const auto& o : t["optypes"]) std::cout << " " << o.get<std::string>();
+    std::cout << "\n";
+  }
+  return 0;
 }
 
 int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
@@ -268,6 +289,12 @@ int main(int argc, char** argv) {
   render->add_option("--data", data_path, "JSON file with the template variables")->required();
 
   auto* ops = app.add_subcommand("ops", "print the optype x backend coverage matrix");
+  bool ops_traits = false, ops_json = false;
+  auto* traits_flag =
+      ops->add_flag("--traits", ops_traits,
+                    "instead: every op trait (opdefs' `traits`), what it means and its optypes");
+  ops->add_flag("--json", ops_json, "with --traits: as JSON ([{name, doc, inputs, optypes}])")
+      ->needs(traits_flag);
   bool backends_json = false;
   auto* backends_cmd = app.add_subcommand(
       "backends", "list the backends under --templates with how the tests run their projects");
@@ -382,7 +409,7 @@ int main(int argc, char** argv) {
       msc::emit::RegisterCodegenFilters(env);
       std::cout << env.Render(t.filename().string(), data);
     } else if (*ops) {
-      return PrintOps(templates, opdefs_dir);
+      return ops_traits ? PrintTraits(opdefs_dir, ops_json) : PrintOps(templates, opdefs_dir);
     } else if (*backends_cmd) {
       return PrintBackends(templates, backends_json);
     } else if (*new_op_cmd || *new_backend_cmd) {

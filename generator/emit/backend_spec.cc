@@ -37,12 +37,33 @@ std::vector<std::string> ListBackends(const std::string& templates_root) {
 
 namespace {
 
+const std::string kTraitPrefix = "trait:";
+
 /// A relative path that stays inside the output folder: not absolute, no ".." components.
 void CheckRelative(const StrictYaml& r, const YAML::Node& n, const std::string& path) {
   fs::path p(path);
   bool bad = path.empty() || p.is_absolute();
   for (const auto& part : p) bad = bad || part == "..";
   if (bad) r.Fail(n, "'" + path + "' must be a relative path inside the output folder");
+}
+
+/// A list of optypes (memory_plan, fuse_*, precision activations): optype names, and
+/// `trait:NAME` entries that stand for every optype with that opdef trait (expanded by
+/// ResolveTraits); an unknown trait name fails at its entry.
+std::vector<std::string> OptypeList(const StrictYaml& r, const YAML::Node& v,
+                                    const std::string& what) {
+  std::vector<std::string> list = r.StrList(v, what);
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].rfind(kTraitPrefix, 0) != 0) continue;
+    const std::string trait = list[i].substr(kTraitPrefix.size());
+    if (!opdef::FindTrait(trait)) {
+      std::string known;
+      for (const auto& t : opdef::Traits())
+        known += (known.empty() ? "" : ", ") + std::string(t.name);
+      r.Fail(v[i], what + ": unknown trait '" + trait + "' (known: " + known + ")");
+    }
+  }
+  return list;
 }
 
 /// `precision: {fp16: {weights: {optype: [role, ...]}, atol: X, rtol: X, activations: {mixed:
@@ -59,7 +80,7 @@ void ParsePrecisions(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec
         const std::string at = "precision." + name + ".activations";
         for (const auto& [kind, list] : r.Map(a, at, {"mixed", "same"}))
           (kind == "mixed" ? p.activations_mixed : p.activations_same) =
-              r.StrList(list, at + "." + kind);
+              OptypeList(r, list, at + "." + kind);
         continue;
       }
       if (k == "weights") {
@@ -163,7 +184,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
            r.Map(v, "memory_plan", {"alignment", "alias", "concat_in_place"})) {
         if (k == "alias" || k == "concat_in_place") {
           (k == "alias" ? spec.memory.alias_optypes : spec.memory.concat_in_place) =
-              r.StrList(a, "memory_plan." + k);
+              OptypeList(r, a, "memory_plan." + k);
           continue;
         }
         try {
@@ -196,7 +217,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
                                           : k == "epilogues" ? spec.fusion.epilogues
                                           : k == "residual"  ? spec.fusion.residual
                                                              : spec.fusion.residual_producers;
-        field = r.StrList(list, "fuse_epilogues." + k);
+        field = OptypeList(r, list, "fuse_epilogues." + k);
       }
       // A residual add is fused with the act after it, which only producers that take an epilogue
       // can run; and a residual fusion needs both lists.
@@ -216,7 +237,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
            r.Map(v, "fuse_elementwise", {"ops", "selects", "max_ops", "max_inputs"})) {
         if (k == "ops" || k == "selects") {
           (k == "ops" ? spec.fusion.elementwise_ops : spec.fusion.elementwise_selects) =
-              r.StrList(a, "fuse_elementwise." + k);
+              OptypeList(r, a, "fuse_elementwise." + k);
           continue;
         }
         long long n = 0;
@@ -267,6 +288,43 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
   if (spec.op_template.empty()) throw Error(file + ": missing required key 'op_template'");
   if (spec.op_sections.empty()) throw Error(file + ": missing required key 'op_sections'");
   if (spec.files.empty()) throw Error(file + ": missing required key 'files'");
+  return spec;
+}
+
+void ResolveTraits(BackendSpec& spec, const opdef::OpDefRegistry& opdefs) {
+  auto resolve = [&](std::vector<std::string>& list) {
+    std::vector<std::string> out;
+    auto add = [&](const std::string& optype) {
+      if (std::find(out.begin(), out.end(), optype) == out.end()) out.push_back(optype);
+    };
+    for (const std::string& entry : list) {
+      if (entry.rfind(kTraitPrefix, 0) != 0) {
+        add(entry);
+        continue;
+      }
+      for (const std::string& optype : opdefs.WithTrait(entry.substr(kTraitPrefix.size())))
+        add(optype);
+    }
+    list = std::move(out);
+  };
+  resolve(spec.memory.alias_optypes);
+  resolve(spec.memory.concat_in_place);
+  resolve(spec.fusion.producers);
+  resolve(spec.fusion.epilogues);
+  resolve(spec.fusion.residual);
+  resolve(spec.fusion.residual_producers);
+  resolve(spec.fusion.elementwise_ops);
+  resolve(spec.fusion.elementwise_selects);
+  for (auto& [name, p] : spec.precisions) {
+    resolve(p.activations_mixed);
+    resolve(p.activations_same);
+  }
+}
+
+BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string& backend,
+                            const opdef::OpDefRegistry& opdefs) {
+  BackendSpec spec = LoadBackendSpec(templates_root, backend);
+  ResolveTraits(spec, opdefs);
   return spec;
 }
 

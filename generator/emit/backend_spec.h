@@ -8,6 +8,7 @@
 
 #include "generator/analyses/fusion.h"
 #include "generator/analyses/memory_plan.h"
+#include "generator/opdef/opdef.h"
 
 namespace msc::emit {
 
@@ -102,8 +103,16 @@ const std::vector<std::string>& PrecisionNames();
 
 /// Loads <templates_root>/<backend>/backend.yaml. Strict like the opdef loader: unknown or
 /// duplicate keys and bad types are msc::Error "<file>:<line>:<col>: ...". An unknown backend
-/// lists the available ones.
+/// lists the available ones. Optype lists (memory_plan, fuse_*, precision activations) may hold
+/// `trait:NAME` entries (opdef::Traits(); an unknown name is an error at its entry), kept as
+/// written: a spec whose lists are used needs ResolveTraits, or the overload below.
 BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string& backend);
+/// LoadBackendSpec, then ResolveTraits with `opdefs`: what generate uses.
+BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string& backend,
+                            const opdef::OpDefRegistry& opdefs);
+/// Replaces every `trait:NAME` entry of the spec's optype lists by the optypes with that trait
+/// (sorted), keeping the first of any repeated optype.
+void ResolveTraits(BackendSpec& spec, const opdef::OpDefRegistry& opdefs);
 
 /// Backend folder names under templates_root that hold a backend.yaml, sorted.
 std::vector<std::string> ListBackends(const std::string& templates_root);

@@ -53,6 +53,7 @@ struct Keys {
   Value ns = Value::Str("ns");
   Value op = Value::Str("op");
   Value summary = Value::Str("summary");
+  Value traits = Value::Str("traits");
   Value parents = Value::Str("parents");
   Value shared_ref = Value::Str("shared_ref");
   Value inputs = Value::Str("inputs");
@@ -128,7 +129,7 @@ struct TensorRec {
 /// The per-optype facts every node of that optype shares.
 struct OptypeInfo {
   const opdef::OpDef* def = nullptr;
-  Value optype, ns, op, summary;
+  Value optype, ns, op, summary, traits;
   std::vector<Value> defaults;  // per def->attrs entry: its default, as a value
 };
 
@@ -216,6 +217,7 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     info.ns = Value::Str(dot == std::string::npos ? "" : optype.substr(0, dot));
     info.op = Value::Str(dot == std::string::npos ? optype : optype.substr(dot + 1));
     info.summary = Value::Str(info.def ? info.def->summary : "");
+    info.traits = StrList(info.def ? info.def->traits : std::vector<std::string>{});
     if (info.def)
       for (const auto& a : info.def->attrs)
         info.defaults.push_back(tmpl::FromJsonDeep(a.default_value));
@@ -386,6 +388,7 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     d.emplace_back(K.ns, info.ns);
     d.emplace_back(K.op, info.op);
     d.emplace_back(K.summary, info.summary);
+    d.emplace_back(K.traits, info.traits);
     d.emplace_back(K.parents, StrList(n.parents));
     d.emplace_back(K.shared_ref, Value::Str(n.shared_ref));
     ValueList in_list, out_list;
@@ -507,8 +510,10 @@ Value Context::Graph() const {
 
 Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
                   const BackendSpec& spec) {
-  const analyses::GraphAnalyses analyses(graph, opdefs, spec.fusion, spec.memory);
-  Context c(graph, opdefs, spec, analyses);
+  BackendSpec resolved = spec;  // trait:NAME entries of its optype lists, expanded
+  ResolveTraits(resolved, opdefs);
+  const analyses::GraphAnalyses analyses(graph, opdefs, resolved.fusion, resolved.memory);
+  Context c(graph, opdefs, resolved, analyses);
   Json ctx = Json::object();
   ctx["graph"] = c.Graph().ToJson();
   return ctx;

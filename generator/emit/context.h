@@ -66,7 +66,8 @@ class Context {
 };
 
 /// {"graph": Context(graph, opdefs, spec, its GraphAnalyses).Graph()} as JSON (for tools and
-/// tests; generate renders the native values). Throws what the analyses and Context throw.
+/// tests; generate renders the native values), the spec's `trait:` entries resolved with
+/// `opdefs`. Throws what the analyses and Context throw.
 Json BuildContext(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
                   const BackendSpec& spec);
 

@@ -311,7 +311,7 @@ void AddCopies(const BackendSpec& spec, tmpl::Environment& env, const tmpl::Data
 /// and returns the context asked for instead of writing anything.
 Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* summary_out) {
   const opdef::OpDefRegistry opdefs = opdef::OpDefRegistry::LoadDir(o.opdefs_dir);
-  const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend);
+  const BackendSpec spec = LoadBackendSpec(o.templates_root, o.backend, opdefs);
   const Precision* precision = FindPrecision(o, spec);
 
   // load: an MSCGraph (and the weights an ONNX model carries); the source format ends here

@@ -184,14 +184,18 @@ AttrDef ParseAttrDef(const YamlReader& r, const std::string& name, const YAML::N
 
 OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Node& n) {
   OpDef d;
+  YAML::Node traits_node;
   d.optype = optype;
   d.file = r.Where(n);
   const std::string what = "op '" + optype + "'";
   for (const auto& [key, v] : r.Map(n, what,
-                                    {"summary", "inputs", "min_inputs", "weights", "attrs",
-                                     "extra_attrs", "not_for_inference"})) {
+                                    {"summary", "traits", "inputs", "min_inputs", "weights",
+                                     "attrs", "extra_attrs", "not_for_inference"})) {
     if (key == "summary") {
       d.summary = r.Str(v, what + " summary");
+    } else if (key == "traits") {
+      d.traits = r.StrList(v, what + " traits");
+      traits_node = v;
     } else if (key == "inputs") {
       if (v.IsScalar() && v.Scalar() == "variadic") {
         d.variadic = true;
@@ -230,10 +234,79 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
   if (!d.variadic && d.min_inputs > static_cast<int64_t>(d.inputs.size()))
     r.Fail(n, what + " has min_inputs " + std::to_string(d.min_inputs) + " but only " +
                   std::to_string(d.inputs.size()) + " inputs");
+  for (size_t i = 0; i < d.traits.size(); ++i) {
+    const Trait* t = FindTrait(d.traits[i]);
+    if (!t) {
+      std::string known;
+      for (const Trait& k : Traits()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+      r.Fail(traits_node[i],
+             "unknown trait '" + d.traits[i] + "' for " + what + " (known: " + known + ")");
+    }
+    for (size_t j = 0; j < i; ++j)
+      if (d.traits[j] == d.traits[i])
+        r.Fail(traits_node[i], what + " lists trait '" + d.traits[i] + "' twice");
+    if (t->inputs >= 0 && (d.variadic || d.inputs.size() != static_cast<size_t>(t->inputs) ||
+                           d.min_inputs != t->inputs))
+      r.Fail(traits_node[i], what + " has trait '" + d.traits[i] + "', which needs exactly " +
+                                 std::to_string(t->inputs) + " tensor input(s)");
+  }
   return d;
 }
 
 }  // namespace
+
+const std::vector<Trait>& Traits() {
+  static const std::vector<Trait> kTraits = {
+      {"elementwise",
+       "each output element is computed from the input elements at the same position after numpy "
+       "broadcasting (the output has the inputs' broadcast shape)",
+       -1},
+      {"unary_math",
+       "elementwise, one input: a real function of it whose output has the input's dtype (float "
+       "kernels compute it in float32 and round once)",
+       1},
+      {"binary_math",
+       "elementwise, two inputs broadcast numpy-style: an arithmetic function of them whose output "
+       "has the inputs' dtype",
+       2},
+      {"comparison", "elementwise, two inputs broadcast numpy-style: a bool output", 2},
+      {"logical", "elementwise on bool or integer tensors: logical and bitwise ops", -1},
+      {"select",
+       "elementwise, three inputs broadcast together: a condition of any dtype, then the two "
+       "values it chooses between (where)",
+       3},
+      {"view",
+       "computes nothing: output k is the bytes of input k (get_item: input[index]) read with "
+       "another shape, so a backend may let them share memory",
+       -1},
+      {"reduction",
+       "reduces its one input over attr `axis` (null = all axes), keeping the reduced dims as 1s "
+       "when attr `keepdims`",
+       1},
+      {"contraction",
+       "a sum of products over a reduced dimension (convolutions, matrix products): what GEMM and "
+       "implicit-GEMM kernels compute, and what an epilogue can be fused into",
+       -1},
+  };
+  return kTraits;
+}
+
+const Trait* FindTrait(const std::string& name) {
+  for (const Trait& t : Traits())
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+bool OpDef::HasTrait(const std::string& trait) const {
+  return std::find(traits.begin(), traits.end(), trait) != traits.end();
+}
+
+std::vector<std::string> OpDefRegistry::WithTrait(const std::string& trait) const {
+  std::vector<std::string> out;
+  for (const auto& [optype, def] : defs_)
+    if (def.HasTrait(trait)) out.push_back(optype);
+  return out;
+}
 
 std::optional<AttrType> ParseAttrType(const std::string& name) {
   for (const auto& kv : TypeNames())

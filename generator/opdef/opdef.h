@@ -56,9 +56,25 @@ struct WeightDef {
   std::string doc;
 };
 
+/// An op trait: a fact about an op's semantics that analyses, backends (backend.yaml `trait:NAME`
+/// entries in optype lists) and the test tools select ops by, instead of each keeping its own list
+/// of optypes (in the manner of MLIR ODS traits and torchgen tags). The vocabulary is fixed here;
+/// an opdef lists its op's traits (`traits: [elementwise, unary_math]`).
+struct Trait {
+  const char* name;
+  const char* doc;
+  int inputs;  ///< the tensor input count every op of the trait has; -1: any
+};
+
+/// Every trait, in documentation order (docs: `msc-codegen ops --traits`, opdefs/README.md).
+const std::vector<Trait>& Traits();
+/// The trait of that name, or nullptr.
+const Trait* FindTrait(const std::string& name);
+
 struct OpDef {
   std::string optype;  ///< MSC's name ("nn.conv2d", "msc.linear_bias", "add").
   std::string summary;
+  std::vector<std::string> traits;  ///< names from Traits(), in the opdef's order
   std::vector<std::string> inputs;  ///< tensor input names in order.
   bool variadic = false;            ///< any number (>= min_inputs) of tensor inputs.
   int64_t min_inputs = 0;  ///< fewest inputs; non-variadic: the rest of `inputs` are optional.
@@ -72,6 +88,7 @@ struct OpDef {
 
   const AttrDef* FindAttr(const std::string& name) const;
   const WeightDef* FindWeight(const std::string& role) const;
+  bool HasTrait(const std::string& trait) const;
   /// "nn.conv2d" -> {"nn", "conv2d"}; "add" -> {"", "add"}: split on the first '.'.
   std::pair<std::string, std::string> NamespaceAndName() const;
 };
@@ -87,6 +104,8 @@ class OpDefRegistry {
 
   const OpDef* Find(const std::string& optype) const;
   const std::map<std::string, OpDef>& all() const { return defs_; }
+  /// The optypes with that trait, sorted.
+  std::vector<std::string> WithTrait(const std::string& trait) const;
 
  private:
   std::map<std::string, OpDef> defs_;

@@ -29,6 +29,9 @@ const std::vector<FieldDoc>& NodeFieldDocs() {
       {"node.ns", "str", "optype before the first '.' (\"nn\"); \"\" when there is no '.'"},
       {"node.op", "str", "optype after the first '.' (\"conv2d\"); the whole optype without '.'"},
       {"node.summary", "str", "the opdef's summary"},
+      {"node.traits", "[str]",
+       "the opdef's traits (`msc-codegen ops --traits` lists and explains them), e.g. "
+       "`{% if 'unary_math' in node.traits %}`"},
       {"node.parents", "[str]", "producer node names, distinct, in first-use order"},
       {"node.shared_ref", "str",
        "MSC shared_ref (docs/mscgraph.md#shared_ref): the first node that uses the same weight, "

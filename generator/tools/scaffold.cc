@@ -142,6 +142,11 @@ std::string NumberText(double v) {
 std::string OpDefYaml(const opdef::OpDef& def, const std::string& optype) {
   std::string out = optype + ":\n";
   out += "  summary: " + Json(def.summary).dump() + "\n";
+  if (!def.traits.empty()) {
+    std::string list;
+    for (const auto& t : def.traits) list += (list.empty() ? "" : ", ") + t;
+    out += "  traits: [" + list + "]\n";
+  }
   if (def.variadic) {
     out += "  inputs: variadic\n";
     if (def.min_inputs != 1) out += "  min_inputs: " + std::to_string(def.min_inputs) + "\n";
@@ -197,6 +202,7 @@ std::string SkeletonOpDefYaml(const std::string& optype) {
               "semantics).")
              .dump() +
          "\n"
+         "  # traits: [elementwise, unary_math]   # what kind of op (msc-codegen ops --traits)\n"
          "  inputs: [x]              # tensor inputs in order, or `variadic`\n"
          "  # min_inputs: 1          # the inputs after the first N may be absent\n"
          "  # weights:               # MSC weight roles (node.weights keys)\n"

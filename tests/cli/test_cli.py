@@ -190,6 +190,18 @@ def test_inspect_validate_ops_help():
         assert total[col].isdigit() and total[col - 1] == " ", (header, total)
     for sub in ("generate", "inspect", "validate", "render", "ops"):
         assert "--help" in run_cli(sub, "--help").stdout or "Usage" in run_cli(sub, "--help").stdout
+
+
+def test_ops_traits():
+    """`ops --traits [--json]`: each opdef trait, what it means and its optypes (from the opdefs)."""
+    traits = {t["name"]: t for t in json.loads(run_cli("ops", "--traits", "--json").stdout)}
+    assert {"elementwise", "unary_math", "binary_math", "select", "view", "reduction"} <= set(traits)
+    assert "acosh" in traits["unary_math"]["optypes"] and "add" not in traits["unary_math"]["optypes"]
+    assert traits["select"]["optypes"] == ["where"] and traits["select"]["inputs"] == 3
+    assert all(t["doc"] for t in traits.values())
+    text = run_cli("ops", "--traits").stdout
+    assert text.startswith("elementwise: ") and " reshape" in text
+    assert run_cli("ops", "--json", check=False).returncode == 2  # --json needs --traits
     assert run_cli(check=False).returncode == 2
     assert run_cli("generate", "--graph", "g.json", check=False).returncode == 2  # --out etc. missing
 

@@ -100,7 +100,7 @@ def test_new_op_writes_opdef_snippets_and_case_then_generate_fails_clearly(tree,
     assert "op_sections (init, forward, params, helpers)" in words(tree.templates / "torch" / snippets["torch"])
     nn_yaml = (tree.opdefs / "nn.yaml").read_text()
     assert "appended %s" % (tree.opdefs / "nn.yaml") in proc.stdout
-    assert re.search(r"\nnn\.my_op:\n  summary: .*\n  inputs: \[x\]", nn_yaml)
+    assert re.search(r"\nnn\.my_op:\n  summary: .*\n  # traits: .*\n  inputs: \[x\]", nn_yaml)
     assert "\n@case\ndef case_nn_my_op():\n" in tree.cases_ops.read_text()
 
     # ops lists it, as a stub on every backend

@@ -196,6 +196,22 @@ TEST_CASE("backend.yaml is read strictly, with file:line:col") {
         file + ":4:58: precision.fp16.atol must be a finite number >= 0");
   CHECK(error_for(ok + fp16 + "atol: 0, rtol: 0}}\n") ==
         file + ":4:19: precision.fp16: atol and rtol cannot both be 0");
+  // Optype lists may name opdef traits; an unknown trait fails at its entry.
+  CHECK(error_for(ok + "memory_plan: {alignment: 256, alias: [reshape, 'trait:views']}\n")
+            .rfind(file + ":4:48: memory_plan.alias: unknown trait 'views' (known: elementwise, ",
+                   0) == 0);
+  CHECK(error_for(ok + "fuse_elementwise: {ops: ['trait:unary_math', add], selects: "
+                       "['trait:select'], max_ops: 4, max_inputs: 2}\n") == "");
+  {
+    const auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
+    const auto raw = msc::emit::LoadBackendSpec(root.string(), "b");
+    CHECK(raw.fusion.elementwise_ops == std::vector<std::string>{"trait:unary_math", "add"});
+    const auto spec = msc::emit::LoadBackendSpec(root.string(), "b", opdefs);
+    std::vector<std::string> want = opdefs.WithTrait("unary_math");
+    want.push_back("add");
+    CHECK(spec.fusion.elementwise_ops == want);
+    CHECK(spec.fusion.elementwise_selects == std::vector<std::string>{"where"});
+  }
   CHECK(error_for(ok + "precision: {fp16: {weights: {nn.conv2d: weight}, atol: 1, rtol: 1}}\n") ==
         file + ":4:41: precision.fp16.weights.nn.conv2d must be a list of strings");
   // activations: optional; only mixed / same, each a list of optypes.
@@ -239,7 +255,8 @@ TEST_CASE("backend specs: every backend of the repository says how the tests run
 
 TEST_CASE("backend precisions: vulkan offers fp16 for its conv / linear weights") {
   const std::string root = std::string(MSC_SOURCE_DIR) + "/templates";
-  const auto vk = msc::emit::LoadBackendSpec(root, "vulkan");
+  const auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
+  const auto vk = msc::emit::LoadBackendSpec(root, "vulkan", opdefs);
   REQUIRE(vk.precisions.count("fp16") == 1);
   const auto& p = vk.precisions.at("fp16");
   CHECK(p.weights.at("nn.conv2d") == std::vector<std::string>{"weight"});

@@ -57,12 +57,14 @@ const std::string kOpdefs = std::string(MSC_SOURCE_DIR) + "/opdefs";
 using msc::test::Build;
 using msc::test::N;
 
-/// vulkan's backend.yaml (it opts in to residual fusion), or a copy of it with other fusion lists.
-msc::emit::BackendSpec Vulkan() { return msc::emit::LoadBackendSpec(kTemplates, "vulkan"); }
-
 const msc::opdef::OpDefRegistry& Opdefs() {
   static const auto reg = msc::opdef::OpDefRegistry::LoadDir(kOpdefs);
   return reg;
+}
+
+/// vulkan's backend.yaml (it opts in to residual fusion), or a copy of it with other fusion lists.
+msc::emit::BackendSpec Vulkan() {
+  return msc::emit::LoadBackendSpec(kTemplates, "vulkan", Opdefs());
 }
 
 /// The graph object of the native context.
@@ -320,7 +322,7 @@ TEST_CASE("residual fusion: what is not folded") {
                           {"relu", "nn.relu", {"add"}, kS}},
                          {"relu"});
     for (const char* backend : {"torch", "relax", "numpy"}) {
-      const Json c = Context(g, msc::emit::LoadBackendSpec(kTemplates, backend));
+      const Json c = Context(g, msc::emit::LoadBackendSpec(kTemplates, backend, Opdefs()));
       CHECK(Residual(c, "conv") == "");
       CHECK(Into(c, "add") == "");
       CHECK(Into(c, "relu") == "");
@@ -667,7 +669,7 @@ TEST_CASE("elementwise chain: what does not join a chain") {
     const auto g = Build(
         {{"x", "input", {}, kS}, {"e", "exp", {"x"}, kS}, {"n", "negative", {"e"}, kS}}, {"n"});
     for (const char* backend : {"torch", "relax", "numpy"}) {
-      const Json c = Context(g, msc::emit::LoadBackendSpec(kTemplates, backend));
+      const Json c = Context(g, msc::emit::LoadBackendSpec(kTemplates, backend, Opdefs()));
       CHECK(Chain(c, "n") == "");
       CHECK(Into(c, "e") == "");
     }

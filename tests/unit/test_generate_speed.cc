@@ -106,7 +106,8 @@ TEST_CASE("graph reader: the node limit counts nodes, not braces in strings or e
 TEST_CASE("native context: tensors are shared objects, node.code fills section by section") {
   const msc::ir::MSCGraph g = msc::ir::ParseGraph(kGraph, "g.json");
   auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
-  auto spec = msc::emit::LoadBackendSpec(std::string(MSC_SOURCE_DIR) + "/templates", "vulkan");
+  auto spec =
+      msc::emit::LoadBackendSpec(std::string(MSC_SOURCE_DIR) + "/templates", "vulkan", opdefs);
   std::vector<msc::passes::Folded> folded = {{"fold_batch_norm", "bn", "conv"}};
   const msc::analyses::GraphAnalyses analyses(g, opdefs, spec.fusion, spec.memory);
   msc::emit::Context ctx(g, opdefs, spec, analyses, &folded);

@@ -93,7 +93,8 @@ TEST_CASE("the repo's opdefs load and cover the required op set") {
 TEST_CASE("opdef loader is strict and names file:line:col") {
   CHECK(LoadError("add:\n  summary: x\n  inputs: [a, b]\n") == "");
   CHECK(LoadError("add:\n  summary: x\n  input: [a]\n") ==
-        "ops.yaml:3:3: unknown key 'input' in op 'add' (valid keys: summary, inputs, min_inputs, "
+        "ops.yaml:3:3: unknown key 'input' in op 'add' (valid keys: summary, traits, inputs, "
+        "min_inputs, "
         "weights, attrs, extra_attrs, not_for_inference)");
   CHECK(LoadError("add:\n  summary: x\n  summary: y\n") ==
         "ops.yaml:3:3: duplicate key 'summary' in op 'add'");
@@ -123,4 +124,32 @@ TEST_CASE("constraints: choices, lengths, min") {
   AttrDef s = Def(AttrType::kStr);
   s.choices = {Json("NCHW")};
   CHECK(msc::opdef::CheckAttr(s, Json("NHWC")) == "value \"NHWC\" is not one of \"NCHW\"");
+}
+
+TEST_CASE("op traits: strict names, input counts; every trait names real ops") {
+  CHECK(LoadError("a:\n  summary: s\n  traits: [elementwise, unary_math]\n  inputs: [x]\n") == "");
+  CHECK(LoadError("a:\n  summary: s\n  traits: [elementwise, unary]\n  inputs: [x]\n")
+            .rfind("ops.yaml:3:25: unknown trait 'unary' for op 'a' (known: elementwise, "
+                   "unary_math, ",
+                   0) == 0);
+  CHECK(LoadError("a:\n  summary: s\n  traits: [view, view]\n  inputs: [x]\n") ==
+        "ops.yaml:3:18: op 'a' lists trait 'view' twice");
+  CHECK(LoadError("a:\n  summary: s\n  traits: [binary_math]\n  inputs: [x]\n") ==
+        "ops.yaml:3:12: op 'a' has trait 'binary_math', which needs exactly 2 tensor input(s)");
+  CHECK(LoadError("a:\n  summary: s\n  traits: [select]\n  inputs: variadic\n") ==
+        "ops.yaml:3:12: op 'a' has trait 'select', which needs exactly 3 tensor input(s)");
+  CHECK(LoadError("a:\n  summary: s\n  traits: elementwise\n  inputs: [x]\n")
+            .rfind("ops.yaml:3:11: op 'a' traits must be a list", 0) == 0);
+  // The repository's opdefs: every trait has ops, and the kinds of elementwise op are elementwise.
+  const auto reg = OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
+  for (const auto& t : msc::opdef::Traits()) {
+    INFO("trait " << t.name);
+    CHECK_FALSE(reg.WithTrait(t.name).empty());
+  }
+  for (const char* kind : {"unary_math", "binary_math", "comparison", "logical", "select"})
+    for (const auto& optype : reg.WithTrait(kind)) CHECK(reg.Find(optype)->HasTrait("elementwise"));
+  CHECK(reg.Find("acosh")->traits == std::vector<std::string>{"elementwise", "unary_math"});
+  CHECK(reg.WithTrait("select") == std::vector<std::string>{"where"});
+  CHECK(msc::opdef::FindTrait("view") != nullptr);
+  CHECK(msc::opdef::FindTrait("nope") == nullptr);
 }

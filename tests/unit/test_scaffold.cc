@@ -25,6 +25,7 @@ using msc::emit::Json;
 void CheckSameDef(const msc::opdef::OpDef& a, const msc::opdef::OpDef& b) {
   INFO("optype " << a.optype);
   CHECK(a.summary == b.summary);
+  CHECK(a.traits == b.traits);
   CHECK(a.inputs == b.inputs);
   CHECK(a.variadic == b.variadic);
   CHECK(a.min_inputs == b.min_inputs);
