@@ -11,7 +11,7 @@
 
 namespace msc::ir {
 
-int64_t MSCTensor::Numel() const {
+int64_t ShapeNumel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   bool overflow = false, empty = false;
   for (int64_t d : shape) {

@@ -23,6 +23,12 @@ using Json = nlohmann::ordered_json;
 template <typename T>
 using OrderedMap = std::vector<std::pair<std::string, T>>;
 
+/// The element count of a shape, the one product every layer uses (weights' ShapeNumel and
+/// CheckedNumel map its results to their callers' conventions): 1 for 0-d; -1 if any dim is
+/// dynamic (negative); else 0 if any dim is 0, wherever it stands (dims before it may multiply past
+/// int64); else -2 if the product overflows int64.
+int64_t ShapeNumel(const std::vector<int64_t>& shape);
+
 /// One tensor: a node output, a graph input, or a weight (JsonMSCTensor).
 struct MSCTensor {
   std::string name;    ///< "<node>:<idx>" for node outputs; the constant's name for weights.
@@ -36,7 +42,7 @@ struct MSCTensor {
   /// Number of elements (product of shape; 1 for 0-d). -1 if any dim is dynamic (-1); else 0 if
   /// any dim is 0, whatever the others (the order of the dims does not matter); else -2 if the
   /// product overflows int64 (Validate rejects such tensors, see kMaxTensorBytes).
-  int64_t Numel() const;
+  int64_t Numel() const { return ShapeNumel(shape); }
   /// Size of one element in bytes for dtype ("bool" = 1), 0 for unknown dtypes.
   static int64_t DtypeBytes(const std::string& dtype);
 };

@@ -184,15 +184,26 @@ AttrDef ParseAttrDef(const YamlReader& r, const std::string& name, const YAML::N
 
 OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Node& n) {
   OpDef d;
-  YAML::Node traits_node;
+  YAML::Node traits_node, domain_node;
   d.optype = optype;
   d.file = r.Where(n);
   const std::string what = "op '" + optype + "'";
-  for (const auto& [key, v] : r.Map(n, what,
-                                    {"summary", "traits", "inputs", "min_inputs", "weights",
-                                     "attrs", "extra_attrs", "not_for_inference"})) {
+  for (const auto& [key, v] :
+       r.Map(n, what,
+             {"summary", "traits", "inputs", "min_inputs", "weights", "attrs", "extra_attrs",
+              "not_for_inference", "reference", "domain"})) {
     if (key == "summary") {
       d.summary = r.Str(v, what + " summary");
+    } else if (key == "reference") {
+      d.reference = r.Str(v, what + " reference");
+      if (d.reference.rfind("torch.", 0) != 0)
+        r.Fail(v, what + " reference must be a PyTorch callable like \"torch.acosh\"");
+    } else if (key == "domain") {
+      if (!v.IsSequence() || v.size() != 2) r.Fail(v, what + " domain must be a list [lo, hi]");
+      for (const auto& x : v)
+        d.domain.push_back(r.Typed(x, AttrType::kFloat, what + " domain").get<double>());
+      if (!(d.domain[0] < d.domain[1])) r.Fail(v, what + " domain must be [lo, hi] with lo < hi");
+      domain_node = v;
     } else if (key == "traits") {
       d.traits = r.StrList(v, what + " traits");
       traits_node = v;
@@ -234,6 +245,8 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
   if (!d.variadic && d.min_inputs > static_cast<int64_t>(d.inputs.size()))
     r.Fail(n, what + " has min_inputs " + std::to_string(d.min_inputs) + " but only " +
                   std::to_string(d.inputs.size()) + " inputs");
+  if (!d.domain.empty() && d.reference.empty())
+    r.Fail(domain_node, what + " has a domain but no reference");
   for (size_t i = 0; i < d.traits.size(); ++i) {
     const Trait* t = FindTrait(d.traits[i]);
     if (!t) {

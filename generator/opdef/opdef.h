@@ -75,6 +75,13 @@ struct OpDef {
   std::string optype;  ///< MSC's name ("nn.conv2d", "msc.linear_bias", "add").
   std::string summary;
   std::vector<std::string> traits;  ///< names from Traits(), in the opdef's order
+  /// The test tools' oracle (interp.py, the per-op cases, the relax stand-in): a PyTorch callable
+  /// by dotted path ("torch.acosh", "torch.nn.functional.silu") that computes the op on float
+  /// tensors, for ops whose inputs are all tensors and which take no attrs; "" = none.
+  std::string reference;
+  /// With `reference`: the input interval [lo, hi] inside the op's domain where it is well
+  /// conditioned, from which tests draw inputs; empty = any standard-normal input.
+  std::vector<double> domain;
   std::vector<std::string> inputs;  ///< tensor input names in order.
   bool variadic = false;            ///< any number (>= min_inputs) of tensor inputs.
   int64_t min_inputs = 0;  ///< fewest inputs; non-variadic: the rest of `inputs` are optional.

@@ -147,6 +147,9 @@ std::string OpDefYaml(const opdef::OpDef& def, const std::string& optype) {
     for (const auto& t : def.traits) list += (list.empty() ? "" : ", ") + t;
     out += "  traits: [" + list + "]\n";
   }
+  if (!def.reference.empty()) out += "  reference: " + YamlStr(def.reference) + "\n";
+  if (!def.domain.empty())
+    out += "  domain: [" + Json(def.domain[0]).dump() + ", " + Json(def.domain[1]).dump() + "]\n";
   if (def.variadic) {
     out += "  inputs: variadic\n";
     if (def.min_inputs != 1) out += "  min_inputs: " + std::to_string(def.min_inputs) + "\n";

@@ -12,6 +12,7 @@
 #include <boost/filesystem.hpp>
 
 #include "generator/common/error.h"
+#include "generator/ir/graph.h"
 
 namespace msc::weights::detail {
 
@@ -206,14 +207,8 @@ void AppendU64(std::string* out, uint64_t v) {
 bool CheckedMul(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
 
 int64_t CheckedNumel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  bool overflow = false, empty = false;
-  for (int64_t d : shape) {
-    if (d < 0) return -1;
-    empty = empty || d == 0;
-    overflow = overflow || !CheckedMul(n, d, &n);
-  }
-  return empty ? 0 : overflow ? -1 : n;
+  const int64_t n = ir::ShapeNumel(shape);
+  return n == -2 ? -1 : n;  // overflow reads as -1 here
 }
 
 }  // namespace msc::weights::detail

@@ -86,8 +86,8 @@ void AppendU64(std::string* out, uint64_t v);
 
 /// a * b, or false on int64 overflow (both must be >= 0).
 bool CheckedMul(int64_t a, int64_t b, int64_t* out);
-/// Product of dims (1 for 0-d), or -1 if any dim is negative; else 0 if any dim is 0 (wherever
-/// it stands, as ir::MSCTensor::Numel); else -1 if the product overflows int64.
+/// ir::ShapeNumel with one error value: the product of dims (1 for 0-d), or -1 if any dim is
+/// negative; else 0 if any dim is 0 (wherever it stands); else -1 if the product overflows int64.
 int64_t CheckedNumel(const std::vector<int64_t>& shape);
 
 }  // namespace msc::weights::detail

@@ -7,6 +7,7 @@
 
 #include "generator/common/error.h"
 #include "generator/common/float16.h"
+#include "generator/ir/graph.h"
 
 namespace msc::weights {
 
@@ -154,13 +155,8 @@ Tensor MakeTensor(const std::string& dtype, const std::vector<int64_t>& shape,
 }
 
 int64_t ShapeNumel(const std::vector<int64_t>& shape) {
-  if (std::find(shape.begin(), shape.end(), 0) != shape.end() &&
-      std::none_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
-    return 0;
-  int64_t n = 1;
-  for (int64_t d : shape)
-    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
-  return n;
+  const int64_t n = ir::ShapeNumel(shape);
+  return n < 0 ? std::numeric_limits<int64_t>::max() : n;
 }
 
 std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {

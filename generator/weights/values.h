@@ -44,7 +44,7 @@ float ToFloat(double x);
 /// (two's complement) for int8..int32 and uint8, bool = (v != 0); int64 as is.
 int64_t WrapInt(const std::string& dtype, int64_t v);
 
-/// Product of the dims; INT64_MAX when a dim is negative or the product overflows int64, so that
+/// ir::ShapeNumel, with INT64_MAX when a dim is negative or the product overflows int64, so that
 /// every "ShapeNumel(shape) > limit" check refuses such shapes. A 0 dim makes the product 0
 /// wherever it is, even after dims whose product overflows.
 int64_t ShapeNumel(const std::vector<int64_t>& shape);

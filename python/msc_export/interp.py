@@ -61,6 +61,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from . import opdefs
 from .mscgraph import MSCGraph, MSCJoint
 
 
@@ -429,19 +430,12 @@ def _resize2d(x: torch.Tensor, a: Mapping[str, str]) -> torch.Tensor:
 
 # ---- elementwise tables -------------------------------------------------------------------------
 
-def _selu(x):
-    return F.selu(x)
-
-
-_UNARY: Dict[str, Callable] = {
-    "abs": torch.abs, "acos": torch.acos, "acosh": torch.acosh, "asin": torch.asin, "asinh": torch.asinh,
-    "atan": torch.atan, "atanh": torch.atanh, "cos": torch.cos, "cosh": torch.cosh, "erf": torch.erf,
-    "exp": torch.exp, "log": torch.log, "negative": torch.neg, "rsqrt": torch.rsqrt, "sign": torch.sign,
-    "sin": torch.sin, "sinh": torch.sinh, "sqrt": torch.sqrt, "square": torch.square, "tan": torch.tan,
-    "sigmoid": torch.sigmoid, "tanh": torch.tanh, "nn.relu": F.relu, "nn.gelu": F.gelu,
-    "nn.gelu_tanh": lambda v: F.gelu(v, approximate="tanh"), "msc.gelu": lambda v: F.gelu(v, approximate="tanh"),
-    "nn.silu": F.silu, "nn.selu": _selu, "ceil": torch.ceil, "floor": torch.floor, "round": torch.round,
-}
+# Float unary ops: every `unary_math` op whose opdef names its PyTorch `reference`
+# (opdefs/*.yaml), and those whose reference needs an argument.
+_UNARY: Dict[str, Callable] = {op: opdefs.reference(op)[0] for op in opdefs.with_trait("unary_math")
+                               if opdefs.reference(op)}
+_UNARY.update({"nn.gelu_tanh": lambda v: F.gelu(v, approximate="tanh"),
+               "msc.gelu": lambda v: F.gelu(v, approximate="tanh")})
 # integer inputs: these are exact (ceil/floor/round are the identity)
 _INT_UNARY: Dict[str, Callable] = {
     "abs": torch.abs, "negative": torch.neg, "sign": torch.sign, "square": lambda v: v * v,

@@ -63,6 +63,19 @@ def names(binary, templates=None, **where):
     return [b.name for b in discover(binary, templates) if all(getattr(b, k) == v for k, v in where.items())]
 
 
+def is_dynamic(graph):
+    """Whether an MSCGraph (its JSON as a dict) has symbolic dims: prims, or a -1 in the shape of a
+    node output or weight."""
+    tensors = [t for n in graph["nodes"] for t in n["outputs"] + list(n.get("weights", {}).values())]
+    return bool(graph.get("prims")) or any(d < 0 for t in tensors for d in t["shape"])
+
+
+def takes(backend, graph):
+    """Whether `backend` takes the MSCGraph `graph` (a dict): a memory-planning backend
+    (dynamic_shapes false) only static ones."""
+    return backend.dynamic_shapes or not is_dynamic(graph)
+
+
 def interpreter(backend, debian_python=None):
     """(python, env) that `python` in the backend's `run` stands for; (None, env) when it uses none."""
     debian_python = debian_python or sys.executable
@@ -94,6 +107,18 @@ def run_project(backend, project_dir, debian_python=None, timeout=1500, args=())
     argv, env = command(backend, debian_python)
     return subprocess.run(argv + [str(a) for a in args], cwd=str(project_dir), env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def generate_and_run(binary, backend, sources, project_dir, debian_python=None, timeout=1500, args=()):
+    """`msc-codegen generate` for `backend` from `sources` (generate's --graph / --weights / --golden
+    arguments) into `project_dir`, then its golden test (run_project with `args`). Returns "" when
+    both pass, else the failing step's output."""
+    gen = subprocess.run([str(binary), "generate", *map(str, sources), "--backend", backend.name, "--out",
+                          str(project_dir)], capture_output=True, text=True, timeout=900)
+    if gen.returncode != 0:
+        return "generate failed:\n" + gen.stderr
+    run = run_project(backend, project_dir, debian_python, timeout=timeout, args=args)
+    return "" if run.returncode == 0 else run.stdout[-6000:] + run.stderr[-6000:]
 
 
 def run_projects(backend, project_dirs, debian_python=None):

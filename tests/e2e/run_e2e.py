@@ -40,10 +40,8 @@ def export(example, out):
                    env=env)
 
 
-def is_static(export_dir):
-    graph = json.loads((export_dir / "graph.json").read_text())
-    tensors = [t for n in graph["nodes"] for t in n["outputs"]]
-    return not graph.get("prims") and all(d >= 0 for t in tensors for d in t["shape"])
+def graph_of(export_dir):
+    return json.loads((export_dir / "graph.json").read_text())
 
 
 def selected(merge, precision):
@@ -55,7 +53,7 @@ def run(example, out, precision):
     src = out / example / "export"
     failed = []
     for b in selected(False, precision):
-        if not b.dynamic_shapes and not is_static(src):
+        if not backends.takes(b, graph_of(src)):
             print("== %s: dynamic shapes; %s takes static graphs only" % (example, b.name))
             continue
         project = out / example / (b.name + ("_" + precision if precision else ""))
@@ -80,7 +78,7 @@ def merged(examples, out, precision):
     work = out / ("merged" + ("_" + precision if precision else ""))
     for b in selected(True, precision):
         folders = [out / e / "export" for e in examples]
-        folders = [f for f in folders if b.dynamic_shapes or is_static(f)]
+        folders = [f for f in folders if backends.takes(b, graph_of(f))]
         print("== %s: %d examples merged into one project (%s)" % (b.name, len(folders), work / b.name), flush=True)
         try:
             run_merged(BINARY, b, folders, work, "e2e", ["--precision", precision] if precision else [])

@@ -241,12 +241,9 @@ def exported(tmp_path_factory):
 def test_real_model(exported, model, opset, backend, tmp_path):
     """`generate --graph model.onnx` (the ONNX path of generate) and the project's golden test."""
     out, _ = exported[(model, opset)]
-    p = cli("generate", "--graph", out / "model.onnx", "--golden", out / "test_data_set_0", "--backend",
-            backend.name, "--out", tmp_path / backend.name)
-    assert p.returncode == 0, p.stderr
-    run = backends.run_project(backend, tmp_path / backend.name, PY, timeout=1200,
-                               args=["--atol", "1e-4", "--rtol", "1e-4"])
-    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-6000:]
+    assert backends.generate_and_run(BINARY, backend, ["--graph", out / "model.onnx", "--golden",
+                                                       out / "test_data_set_0"], tmp_path / backend.name, PY,
+                                     timeout=1200, args=["--atol", "1e-4", "--rtol", "1e-4"]) == ""
 
 
 @pytest.mark.parametrize("model,opset", MODELS)

@@ -110,11 +110,9 @@ def test_backend(exported, model, exporter, opset, backend, tmp_path):
         pytest.skip("the same graph and weights as %s_%s_%d" % same_as)
     if backend.python == "tvm":
         assert backends.tvm_under_test(PY), "MSC_TVM_PYTHON (the venv with apache-tvm) is not set"
-    p = cli("generate", "--graph", out / "model.onnx", "--golden", out / "test_data_set_0", "--backend",
-            backend.name, "--out", tmp_path / backend.name)
-    assert p.returncode == 0, p.stderr
-    run = backends.run_project(backend, tmp_path / backend.name, PY, timeout=1800, args=TOLERANCE)
-    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-6000:]
+    assert backends.generate_and_run(BINARY, backend, ["--graph", out / "model.onnx", "--golden",
+                                                       out / "test_data_set_0"], tmp_path / backend.name, PY,
+                                     timeout=1800, args=TOLERANCE) == ""
 
 
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b.merge], ids=lambda b: b.name)

@@ -62,11 +62,6 @@ FOLDED_CASES = ["arange", "fold_constant", "full", "ones_zeros"]
 PER_OP = [(n, True) for n in sorted(cases.CASES)] + [(n, False) for n in FOLDED_CASES]
 
 
-def is_dynamic(graph):
-    tensors = [t for n in graph["nodes"] for t in n["outputs"] + list(n.get("weights", {}).values())]
-    return bool(graph["prims"]) or any(-1 in t["shape"] for t in tensors)
-
-
 @pytest.fixture(scope="module")
 def per_op_runs(tmp_path_factory):
     """{(backend, case, passes): (generate's CompletedProcess, project dir, (returncode, output) of
@@ -78,7 +73,7 @@ def per_op_runs(tmp_path_factory):
     for name in sorted(cases.CASES):
         case = cases.build_case(name)
         write_case(str(root / name), case.graph, case.weights, case.inputs, case.outputs)
-        dynamic[name] = is_dynamic(case.graph)
+        dynamic[name] = backends.is_dynamic(case.graph)
     runs = {}
     for b in ONE_PROJECT_EACH:
         made = {}
@@ -167,8 +162,7 @@ def merged_static_cases():
     weights, inputs, outputs, names = {}, {}, {}, []
     for i, name in enumerate(sorted(cases.CASES)):
         case = cases.build_case(name)
-        tensors = [t for n in case.graph["nodes"] for t in n["outputs"] + list(n.get("weights", {}).values())]
-        if case.graph["prims"] or any(-1 in t["shape"] for t in tensors):
+        if backends.is_dynamic(case.graph):
             continue
         prefix = "c%d_" % i
         g = prefix_graph(case.graph, prefix)

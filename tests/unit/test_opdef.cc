@@ -94,8 +94,7 @@ TEST_CASE("opdef loader is strict and names file:line:col") {
   CHECK(LoadError("add:\n  summary: x\n  inputs: [a, b]\n") == "");
   CHECK(LoadError("add:\n  summary: x\n  input: [a]\n") ==
         "ops.yaml:3:3: unknown key 'input' in op 'add' (valid keys: summary, traits, inputs, "
-        "min_inputs, "
-        "weights, attrs, extra_attrs, not_for_inference)");
+        "min_inputs, weights, attrs, extra_attrs, not_for_inference, reference, domain)");
   CHECK(LoadError("add:\n  summary: x\n  summary: y\n") ==
         "ops.yaml:3:3: duplicate key 'summary' in op 'add'");
   CHECK(LoadError("add:\n  summary: x\n  attrs:\n    axis: {type: integer, default: 1}\n") ==
@@ -150,6 +149,14 @@ TEST_CASE("op traits: strict names, input counts; every trait names real ops") {
     for (const auto& optype : reg.WithTrait(kind)) CHECK(reg.Find(optype)->HasTrait("elementwise"));
   CHECK(reg.Find("acosh")->traits == std::vector<std::string>{"elementwise", "unary_math"});
   CHECK(reg.WithTrait("select") == std::vector<std::string>{"where"});
+  CHECK(reg.Find("acosh")->reference == "torch.acosh");
+  CHECK(reg.Find("acosh")->domain == std::vector<double>{1.05, 4.0});
+  CHECK(LoadError("a:\n  summary: s\n  reference: numpy.exp\n  inputs: [x]\n") ==
+        "ops.yaml:3:14: op 'a' reference must be a PyTorch callable like \"torch.acosh\"");
+  CHECK(LoadError("a:\n  summary: s\n  reference: torch.exp\n  domain: [2, 1]\n  inputs: [x]\n") ==
+        "ops.yaml:4:11: op 'a' domain must be [lo, hi] with lo < hi");
+  CHECK(LoadError("a:\n  summary: s\n  domain: [1, 2]\n  inputs: [x]\n") ==
+        "ops.yaml:3:11: op 'a' has a domain but no reference");
   CHECK(msc::opdef::FindTrait("view") != nullptr);
   CHECK(msc::opdef::FindTrait("nope") == nullptr);
 }

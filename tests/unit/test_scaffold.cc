@@ -26,6 +26,8 @@ void CheckSameDef(const msc::opdef::OpDef& a, const msc::opdef::OpDef& b) {
   INFO("optype " << a.optype);
   CHECK(a.summary == b.summary);
   CHECK(a.traits == b.traits);
+  CHECK(a.reference == b.reference);
+  CHECK(a.domain == b.domain);
   CHECK(a.inputs == b.inputs);
   CHECK(a.variadic == b.variadic);
   CHECK(a.min_inputs == b.min_inputs);

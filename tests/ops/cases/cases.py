@@ -41,15 +41,6 @@ def _binary(optype, fn):
     return case
 
 
-def _unary(optype, fn, shape=(2, 3, 4, 5), layout=""):
-    def case():
-        b = Builder()
-        x = b.input("x", list(shape), layout)
-        out = b.node(optype.split(".")[-1], optype, [x], fn, layout=layout)
-        return b.finish([out])
-    return case
-
-
 def case_clip():
     b = Builder()
     x = b.input("x", [2, 8])
@@ -312,10 +303,6 @@ CASES = {
     "subtract": _binary("subtract", torch.sub),
     "multiply": _binary("multiply", torch.mul),
     "divide": _binary("divide", torch.div),
-    "sigmoid": _unary("sigmoid", torch.sigmoid),
-    "tanh": _unary("tanh", torch.tanh),
-    "nn_relu": _unary("nn.relu", F.relu),
-    "nn_gelu": _unary("nn.gelu", F.gelu),
     "clip": case_clip,
     "concat": case_concat,
     "constant": case_constant,
