@@ -281,6 +281,9 @@ long long TensorBytes(const ir::MSCTensor& tensor) {
 MemoryPlan PlanMemory(const Dataflow& dataflow, const FusionPlan& fusion,
                       const opdef::OpDefRegistry& opdefs, const MemoryOptions& options) {
   const ir::MSCGraph& graph = dataflow.graph();
+  if (options.alignment <= 0)
+    throw Error("memory plan: alignment " + std::to_string(options.alignment) +
+                " must be a positive number of bytes");
   const size_t n_nodes = graph.nodes.size();
   auto listed = [](const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();

@@ -57,8 +57,8 @@ struct MemoryPlan {
 /// Plans dataflow.graph() after `fusion` (PlanFusion of the same graph). Attrs (get_item's
 /// `index`, a concat's `axis`) are read as their opdef types them (defaults included). Throws
 /// msc::Error naming the tensor, its node and the prims behind its dims for a dynamic (-1) shape
-/// (sizes must be static: specialize with --shape), and naming the node for a get_item without an
-/// integer `index`.
+/// (sizes must be static: specialize with --shape), naming the node for a get_item without an
+/// integer `index`, and for options.alignment <= 0.
 MemoryPlan PlanMemory(const Dataflow& dataflow, const FusionPlan& fusion,
                       const opdef::OpDefRegistry& opdefs, const MemoryOptions& options);
 

@@ -1,10 +1,7 @@
 #include "generator/emit/context.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <map>
-#include <memory>
 #include <set>
 #include <string_view>
 #include <unordered_map>

@@ -298,6 +298,8 @@ TEST_CASE("epilogue fusion marks producer and consumer, and they share bytes") {
   REQUIRE(a.memory);
   CHECK(At(*a.memory, "n2") == At(*a.memory, "n1"));
   CHECK(At(*a.memory, "n4") != At(*a.memory, "n3"));
+  CHECK_THROWS_WITH_AS(msc::analyses::PlanMemory(a.dataflow, a.fusion, Opdefs(), {0, {}, {}}),
+                       "memory plan: alignment 0 must be a positive number of bytes", msc::Error);
   // Without a memory plan (alignment 0) there is none.
   CHECK_FALSE(msc::analyses::GraphAnalyses(g, Opdefs(), options, {0, {}, {}}).memory);
 }
