@@ -56,12 +56,8 @@ std::vector<std::string> OptypeList(const StrictYaml& r, const YAML::Node& v,
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].rfind(kTraitPrefix, 0) != 0) continue;
     const std::string trait = list[i].substr(kTraitPrefix.size());
-    if (!opdef::FindTrait(trait)) {
-      std::string known;
-      for (const auto& t : opdef::Traits())
-        known += (known.empty() ? "" : ", ") + std::string(t.name);
-      r.Fail(v[i], what + ": unknown trait '" + trait + "' (known: " + known + ")");
-    }
+    if (!opdef::FindTrait(trait))
+      r.Fail(v[i], what + ": unknown trait '" + trait + "' (known: " + opdef::TraitNames() + ")");
   }
   return list;
 }

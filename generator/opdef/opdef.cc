@@ -249,12 +249,9 @@ OpDef ParseOpDef(const YamlReader& r, const std::string& optype, const YAML::Nod
     r.Fail(domain_node, what + " has a domain but no reference");
   for (size_t i = 0; i < d.traits.size(); ++i) {
     const Trait* t = FindTrait(d.traits[i]);
-    if (!t) {
-      std::string known;
-      for (const Trait& k : Traits()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+    if (!t)
       r.Fail(traits_node[i],
-             "unknown trait '" + d.traits[i] + "' for " + what + " (known: " + known + ")");
-    }
+             "unknown trait '" + d.traits[i] + "' for " + what + " (known: " + TraitNames() + ")");
     for (size_t j = 0; j < i; ++j)
       if (d.traits[j] == d.traits[i])
         r.Fail(traits_node[i], what + " lists trait '" + d.traits[i] + "' twice");
@@ -308,6 +305,12 @@ const Trait* FindTrait(const std::string& name) {
   for (const Trait& t : Traits())
     if (name == t.name) return &t;
   return nullptr;
+}
+
+std::string TraitNames() {
+  std::string names;
+  for (const Trait& t : Traits()) names += (names.empty() ? "" : ", ") + std::string(t.name);
+  return names;
 }
 
 bool OpDef::HasTrait(const std::string& trait) const {

@@ -70,6 +70,8 @@ struct Trait {
 const std::vector<Trait>& Traits();
 /// The trait of that name, or nullptr.
 const Trait* FindTrait(const std::string& name);
+/// Every trait name, comma-separated in Traits() order (for "known: ..." in errors).
+std::string TraitNames();
 
 struct OpDef {
   std::string optype;  ///< MSC's name ("nn.conv2d", "msc.linear_bias", "add").

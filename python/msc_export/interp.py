@@ -432,8 +432,8 @@ def _resize2d(x: torch.Tensor, a: Mapping[str, str]) -> torch.Tensor:
 
 # Float unary ops: every `unary_math` op whose opdef names its PyTorch `reference`
 # (opdefs/*.yaml), and those whose reference needs an argument.
-_UNARY: Dict[str, Callable] = {op: opdefs.reference(op)[0] for op in opdefs.with_trait("unary_math")
-                               if opdefs.reference(op)}
+_UNARY: Dict[str, Callable] = {op: ref[0] for op in opdefs.with_trait("unary_math")
+                               if (ref := opdefs.reference(op))}
 _UNARY.update({"nn.gelu_tanh": lambda v: F.gelu(v, approximate="tanh"),
                "msc.gelu": lambda v: F.gelu(v, approximate="tanh")})
 # integer inputs: these are exact (ceil/floor/round are the identity)

@@ -93,8 +93,9 @@ def _with_zeros(b, shape):
 # reference takes an argument.
 _UNARY_VALUES = {"sign": _with_zeros}
 for _op in opdefs.with_trait("unary_math"):
-    if opdefs.reference(_op):
-        _fn, _dom = opdefs.reference(_op)
+    _ref = opdefs.reference(_op)
+    if _ref:
+        _fn, _dom = _ref
         _value = _UNARY_VALUES.get(_op) or (None if _dom is None else
                                             (lambda lo, hi: lambda b, s: _uniform(b, s, lo, hi))(*_dom))
         _register(_op.replace(".", "_"), _unary(_op, _fn, _value))
