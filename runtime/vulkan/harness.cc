@@ -130,6 +130,21 @@ int GoldenCheck(Model& model, const MainOptions& opt) {
   return pass ? 0 : 1;
 }
 
+// --save-outputs: the outputs on the golden inputs, written to opt.save_outputs.
+void SaveOutputs(Model& model, const MainOptions& opt) {
+  LoadInputs(model, *OpenGolden(opt.golden).inputs);
+  model.Run();
+  std::vector<SafetensorsTensor> outputs;
+  for (size_t i = 0; i < model.outputs().size(); ++i) {
+    const Tensor& t = model.outputs()[i];
+    SafetensorsTensor out{t.name, t.dtype, t.shape, std::vector<uint8_t>(t.bytes())};
+    model.GetOutput(i, out.data.data(), out.data.size());
+    outputs.push_back(std::move(out));
+  }
+  WriteSafetensors(opt.save_outputs, outputs);
+  std::printf("outputs written to %s\n", opt.save_outputs.c_str());
+}
+
 void Bench(Model& model, const MainOptions& opt) {
   bool have_golden = false;
   try {
@@ -178,8 +193,10 @@ std::string Usage(const std::string& program) {
   return "usage: " + program +
          " [--device INDEX] [--weights PATH] [--golden PATH] [--atol X] [--rtol X]\n"
          "       [--bench N] [--warmup N] [--profile] [--validation] [--verbose] [--list-devices]\n"
+         "       [--save-outputs FILE]\n"
          "Runs the golden check (default) or N timed inferences (--bench N); --profile adds the\n"
-         "GPU time per op type, from timestamp queries around every dispatch.\n"
+         "GPU time per op type, from timestamp queries around every dispatch. --save-outputs\n"
+         "writes the outputs on the golden inputs to FILE (safetensors) instead of checking them.\n"
          "Environment: MSC_VK_DEVICE=INDEX selects the device when --device is absent.\n";
 }
 
@@ -213,11 +230,15 @@ MainOptions ParseMainOptions(const std::vector<std::string>& args, const MainOpt
       o.profile = true;
     else if (a == "--list-devices")
       o.list_devices = true;
+    else if (a == "--save-outputs")
+      o.save_outputs = value();
     else if (a == "-h" || a == "--help")
       o.help = true;
     else
       throw Error("unknown option '" + a + "'");
   }
+  if (o.bench > 0 && !o.save_outputs.empty())
+    throw Error("options --bench and --save-outputs exclude each other");
   return o;
 }
 
@@ -245,6 +266,8 @@ int RunMain(int argc, char** argv, const BuildFn& build, const MainOptions& defa
     int status = 0;
     if (opt.bench > 0) {
       Bench(*model, opt);
+    } else if (!opt.save_outputs.empty()) {
+      SaveOutputs(*model, opt);
     } else {
       status = GoldenCheck(*model, opt);
     }

@@ -13,6 +13,9 @@
 // output with max abs/rel error. Exit status: 0 all outputs pass, 1 some output fails (or a
 // Vulkan validation message was reported), 2 any error (bad arguments, no device, bad weights
 // or golden file, missing shader, Vulkan failure) — printed as "error: <message>".
+// `--save-outputs FILE` loads the golden inputs, runs once and writes every output, bit for bit,
+// keyed by its tensor name, to the safetensors file FILE instead of comparing (exit status 0, or 1
+// on validation messages, or 2 on errors): for a differential tester that compares them itself.
 #pragma once
 
 #include <functional>
@@ -39,6 +42,7 @@ struct MainOptions {
   bool verbose = false;       // --verbose
   bool profile = false;       // --profile: GPU time per op type (timestamp queries)
   bool help = false;          // -h / --help
+  std::string save_outputs;   // --save-outputs FILE
 };
 
 // Usage text; `program` is argv[0].

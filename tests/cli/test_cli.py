@@ -78,6 +78,33 @@ def test_every_harness_takes_atol_and_rtol(backend, tmp_path, real_golden):
     assert loose.returncode == 0, loose.stdout + loose.stderr
 
 
+@pytest.mark.parametrize("backend", [b for b in backends.discover(BINARY) if not b.merge], ids=lambda b: b.name)
+def test_every_harness_saves_outputs(backend, tmp_path, real_golden):
+    """Every backend's golden test takes --save-outputs FILE (tests/difftest reads every backend's
+    outputs that way): it writes the outputs on the golden inputs, keyed by tensor name, with the
+    graph's dtype and shape, and does not check them (golden outputs 1% off still exit 0). The
+    merged (Vulkan) harness is run the same way by the difftest ctest."""
+    import numpy as np
+    from conftest import write_safetensors
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from msc_export.safetensors_np import load_file
+    golden = real_golden("conv_relu")
+    with np.load(real("conv_relu", "outputs.npz")) as z:
+        right = {k: z[k] for k in z.files}
+    write_safetensors(golden / "outputs.safetensors", {k: v * np.float32(1.01) for k, v in right.items()})
+    out = tmp_path / backend.name
+    run_cli("generate", "--graph", real("conv_relu", "graph.json"), "--weights", real("conv_relu", "weights.bin"),
+            "--backend", backend.name, "--out", out, "--golden", golden)
+    saved = tmp_path / "outputs.safetensors"
+    proc = backends.run_project(backend, out, timeout=600, args=["--save-outputs", saved])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = load_file(str(saved))
+    assert sorted(got) == sorted(right)
+    for name, value in right.items():
+        assert got[name].dtype == value.dtype and got[name].shape == value.shape, name
+        np.testing.assert_allclose(got[name], value, rtol=1e-4, atol=1e-5)
+
+
 def test_generation_is_deterministic(tmp_path, real_golden):
     golden = real_golden("mlp")
     outs = []

@@ -13,7 +13,7 @@ backend.yaml `test` (docs/writing-a-backend.md, "How the tests find a backend"):
   merge           True: a build per project costs minutes, so tests merge many graphs into one
                   project (python/msc_export/graph_merge.py) and run that
   env             extra environment of the run
-Every harness takes --atol X --rtol Y (run_project's `args`). From the rest of backend.yaml:
+Every harness takes --atol X --rtol Y and --save-outputs FILE (run_project's `args`). From the rest of backend.yaml:
 precisions (besides fp32) and dynamic_shapes (False for a backend with a memory_plan: generate
 refuses graphs with dynamic dims; tests give it static ones).
 """
@@ -100,11 +100,14 @@ def command(backend, debian_python=None):
     return [python if w == "python" else w for w in backend.run], env
 
 
-def run_project(backend, project_dir, debian_python=None, timeout=1500, args=()):
+def run_project(backend, project_dir, debian_python=None, timeout=1500, args=(), env=None):
     """Runs the project's golden test in `project_dir`; returns the CompletedProcess (text). `args`
     go to the harness: every backend's takes --atol X --rtol Y (the float tolerance of the check,
-    |got - expected| <= atol + rtol * |expected|)."""
-    argv, env = command(backend, debian_python)
+    |got - expected| <= atol + rtol * |expected|) and --save-outputs FILE (run on the golden
+    inputs and write every output, keyed by MSC tensor name, to the safetensors file FILE instead
+    of checking them). `env`: more environment for the run (e.g. CMake's CMAKE_BUILD_TYPE)."""
+    argv, run_env = command(backend, debian_python)
+    env = dict(run_env, **(env or {}))
     return subprocess.run(argv + [str(a) for a in args], cwd=str(project_dir), env=env, capture_output=True,
                           text=True, timeout=timeout)
 

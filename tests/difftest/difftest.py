@@ -6,21 +6,22 @@ inputs, the exact expected value of every tensor (the reference interpreter,
 python/msc_export/interp.py, in float64) and a per-element tolerance (Monte-Carlo error
 propagation of each op's error budget; see randgraph's docstring). The graphs of a batch are
 merged into ONE graph (names prefixed "g<seed>_", python/msc_export/graph_merge.py), generated
-once per backend with `msc-codegen generate` and run once:
-
-  torch, numpy   the generated model.py, run by tests/difftest/pyrun.py
-  vulkan         the generated C++ project with tests/difftest/vk_main.cc as its main (dumps every
-                 output; MSC_VK_VALIDATION=1: under the validation layer, any message fails);
-                 one CMake build per batch, unoptimized (GCC takes minutes on a model.cc of
-                 thousands of nodes at -O1 and above), C++ through ccache when installed (with
-                 CCACHE_BASEDIR, so folders do not matter) and shaders through glslc_cache.py
+once per backend with `msc-codegen generate` and run once. The backends are the ones the suite
+finds (tests/common/backends.py: every backend.yaml with a `test` section), each project run as
+its `test.run` says with `--save-outputs FILE`: the harness runs the model on the golden inputs
+and writes every output, bit for bit, to FILE. The environment of those runs asks a project that
+is built first (the Vulkan one) for a fast, warning-free build: CMAKE_BUILD_TYPE=None (no
+optimization: GCC takes minutes on a model.cc of thousands of nodes at -O1 and above, seconds at
+-O0; the kernels are the same), CXXFLAGS=-Werror (the generated code must build warning-free; a
+warning fails its batch, which is then split down to the graph), CMAKE_CXX_COMPILER_LAUNCHER=ccache
+when installed (with CCACHE_BASEDIR, so folders do not matter) and MSC_VK_GLSLC=glslc_cache.py
+(a caching front end of the shader compiler).
 
 Every output of every backend is compared with the reference (floats: |got - expected| <=
 tolerance per element; integers and bools exactly; dtypes and shapes exactly), and the backends
-with each other ("backends: torch=numpy | vulkan" groups the ones that agree). A compiler warning
-in the generated model.cc is an error of the case whose node it is in. A batch that fails as a
-whole (generate, build or run error) is split in halves until the failing graph is alone; that
-graph is reported as an error of the backend.
+with each other ("backends: torch=numpy | vulkan" groups the ones that agree). A batch that fails
+as a whole (generate, build -- a compiler warning included -- or run error) is split in halves
+until the failing graph is alone; that graph is reported as an error of the backend.
 
 A disagreement is minimized on its backend: (1) every tensor of the graph is made an output and
 the first one (in node order) that differs is found; (2) its node alone, fed with the reference
@@ -31,7 +32,7 @@ in one merged run. The minimized graph is printed and written with weights and g
 
   difftest.py --seeds 0:250                     CI (tests/difftest.cmake): fixed seeds, one build
   difftest.py --minutes 25 --seeds 100000:      long run: batches of --batch seeds until time is up
-  difftest.py --seeds 185:186 --backends vulkan one seed (to reproduce a finding)
+  difftest.py --seeds 185:186 --backends vulkan one seed on one backend (to reproduce a finding)
 
 Prints "graphs run: N, disagreements: D, errors: E" (and one block per finding); exit status 1
 when there is any disagreement or error.
@@ -52,14 +53,15 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
 
 from msc_export import randgraph  # noqa: E402
 from msc_export.graph_merge import merge_graphs  # noqa: E402
 from msc_export.safetensors_np import load_file, save_file  # noqa: E402
+import backends as suite_backends  # noqa: E402
 
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
 PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
-BACKENDS = ("torch", "numpy", "vulkan")
 
 
 def log(msg):
@@ -137,14 +139,14 @@ def _run(cmd, cwd=None, timeout=1800, env=None):
 
 
 class Runner:
-    def __init__(self, work, jobs=2, verbose=False, shader_cache=True):
+    def __init__(self, work, backends, jobs=2, verbose=False, shader_cache=True):
         self.work = work
+        self.backends = {b.name: b for b in backends}
         self.jobs = jobs
         self.verbose = verbose
         self.builds = collections.Counter()
         self.ccache = shutil.which("ccache")
         self.shader_cache = shader_cache
-        self.warnings = {}  # case key -> compiler warnings in its part of the vulkan model.cc
 
     def write(self, cases, folder):
         """Merged graph, weights and golden files of `cases` in `folder`; returns the graph."""
@@ -165,6 +167,16 @@ class Runner:
         save_file(outputs, os.path.join(folder, "golden", "outputs.safetensors"))
         return graph
 
+    def run_env(self, proj):
+        """The environment of a project's run (see the module docstring)."""
+        env = {"CMAKE_BUILD_TYPE": "None", "CXXFLAGS": "-Werror", "OMP_NUM_THREADS": "1",
+               "CMAKE_BUILD_PARALLEL_LEVEL": str(self.jobs)}
+        if self.ccache:
+            env.update(CMAKE_CXX_COMPILER_LAUNCHER="ccache", CCACHE_BASEDIR=os.path.realpath(proj), CCACHE_NOHASHDIR="1")
+        if self.shader_cache:
+            env["MSC_VK_GLSLC"] = os.path.join(HERE, "glslc_cache.py")
+        return env
+
     def run_once(self, cases, backend, folder):
         """(outputs by merged tensor name, None) or (None, error message)."""
         self.write(cases, folder)
@@ -174,61 +186,22 @@ class Runner:
                              "--backend", backend, "--out", proj], timeout=600)
         if rc != 0:
             return None, "msc-codegen generate failed (exit %d): %s" % (rc, (err or out).strip()[-3000:])
-        inputs = os.path.join(folder, "golden", "inputs.safetensors")
         result = os.path.join(folder, backend + "_outputs.safetensors")
-        if backend in ("torch", "numpy"):
-            rc, out, err = _run([PY, os.path.join(HERE, "pyrun.py"), backend, proj, os.path.join(folder, "graph.json"),
-                                 inputs, result], env=dict(os.environ, OMP_NUM_THREADS="1"))
-            if rc != 0:
-                return None, "run failed (exit %d): %s" % (rc, (err or out).strip()[-3000:])
-        else:
-            shutil.copyfile(os.path.join(HERE, "vk_main.cc"), os.path.join(proj, "main.cc"))
-            # Built without optimization (CMAKE_BUILD_TYPE=None: no flags): GCC needs minutes for a
-            # model.cc of thousands of nodes at -O1 and above, seconds at -O0; the kernels (SPIR-V)
-            # are the same either way.
-            configure = ["cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=None"]
-            if self.ccache:
-                configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
-            if self.shader_cache:
-                configure.append("-DMSC_VK_GLSLC=" + os.path.join(HERE, "glslc_cache.py"))
-            t0 = time.time()
-            # ccache: paths relative to the project, so that builds in other folders hit too
-            env = dict(os.environ, CCACHE_BASEDIR=os.path.realpath(proj), CCACHE_NOHASHDIR="1")
-            rc, out, err = _run(configure, cwd=proj, env=env)
-            if rc == 0:
-                rc, out, err = _run(["cmake", "--build", "build", "-j%d" % self.jobs], cwd=proj, env=env)
-            self.builds[backend] += 1
-            if self.verbose:
-                log("  vulkan build of %d graphs: %.0f s" % (len(cases), time.time() - t0))
-            if rc != 0:
-                return None, "build failed: %s" % (err or out).strip()[-3000:]
-            self.note_warnings(proj, out + err)
-            rc, out, err = _run([os.path.join(proj, "build", "model"), inputs, result], cwd=proj, timeout=900)
-            if rc != 0:
-                return None, "run failed (exit %d): %s" % (rc, (err + out).strip()[-3000:])
+        t0 = time.time()
+        try:
+            proc = suite_backends.run_project(self.backends[backend], proj, PY, timeout=1800,
+                                              args=["--save-outputs", result], env=self.run_env(proj))
+        except subprocess.TimeoutExpired:
+            return None, "run timed out after 1800 s"
+        self.builds[backend] += 1
+        if self.verbose:
+            log("  %s run of %d graphs: %.0f s" % (backend, len(cases), time.time() - t0))
+        if proc.returncode != 0:
+            return None, "run failed (exit %d): %s" % (proc.returncode, (proc.stderr + proc.stdout).strip()[-3000:])
         try:
             return load_file(result), None
         except Exception as e:  # noqa: BLE001
             return None, "unreadable outputs: %s" % e
-
-    def note_warnings(self, proj, log_text):
-        """Compiler warnings in the generated model.cc, by case key (the generated project must
-        build warning-free): the node comment above the warning's line names the case."""
-        lines = None
-        for ln in log_text.splitlines():
-            m = re.search(r"model\.cc:(\d+):\d+: warning: (.*)", ln)
-            if not m:
-                continue
-            if lines is None:
-                with open(os.path.join(proj, "model.cc")) as f:
-                    lines = f.read().splitlines()
-            key = "?"
-            for i in range(min(int(m.group(1)), len(lines)) - 1, -1, -1):
-                k = re.match(r"\s*// (g\d+(?:[a-z]\w*)?)_", lines[i])
-                if k:
-                    key = k.group(1)
-                    break
-            self.warnings.setdefault(key, []).append("model.cc:%s: warning: %s" % (m.group(1), m.group(2)))
 
     def run(self, cases, backend):
         """{case key: (outputs {tensor: array}, None) | (None, error)}; whole-batch failures are
@@ -259,12 +232,10 @@ class Runner:
 Finding = collections.namedtuple("Finding", "key backend kind tensor optype detail")
 
 
-def check(cases, results_by_backend, warnings=None):
+def check(cases, results_by_backend):
     """Findings (disagreements and errors) of every backend on every case."""
     findings = []
     for c in cases:
-        for msg in (warnings or {}).get(c.key, []):
-            findings.append(Finding(c.key, "vulkan", "error", None, None, "generated code does not build warning-free: " + msg))
         for backend, results in results_by_backend.items():
             outs, err = results[c.key]
             if err is not None:
@@ -457,8 +428,7 @@ def run_batch(seeds, args, runner, backends, totals, report):
         t1 = time.time()
         results[b] = runner.run(cases, b)
         times[b] = time.time() - t1
-    findings = check(cases, results, runner.warnings)
-    runner.warnings = {}
+    findings = check(cases, results)
     totals["graphs"] += len(cases)
     totals["nodes"] += sum(len(c.graph["nodes"]) for c in cases)
     for c in cases:
@@ -498,7 +468,7 @@ def main():
     ap.add_argument("--seeds", default="0:200", help="A:B (B exclusive; open-ended with --minutes)")
     ap.add_argument("--minutes", type=float, default=0.0, help="long run: keep going until this many minutes")
     ap.add_argument("--batch", type=int, default=0, help="graphs per merged run (default: all seeds, or 200)")
-    ap.add_argument("--backends", default=",".join(BACKENDS))
+    ap.add_argument("--backends", default="", help="comma-separated subset (default: every backend the suite finds)")
     ap.add_argument("--min-ops", type=int, default=3)
     ap.add_argument("--max-ops", type=int, default=10)
     ap.add_argument("--work", default="")
@@ -509,12 +479,16 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--report", default="", help="also write the findings to this file")
     args = ap.parse_args()
-    backends = [b for b in args.backends.split(",") if b]
     if not os.path.exists(BINARY):
         sys.exit("error: %s not found (set MSC_CODEGEN)" % BINARY)
+    found = suite_backends.discover(BINARY)
+    backends = [b for b in args.backends.split(",") if b] or [b.name for b in found]
+    unknown = sorted(set(backends) - {b.name for b in found})
+    if unknown:
+        sys.exit("error: unknown backend(s) %s (found: %s)" % (", ".join(unknown), ", ".join(b.name for b in found)))
     args.work = args.work or tempfile.mkdtemp(prefix="difftest_")
     os.makedirs(args.work, exist_ok=True)
-    runner = Runner(args.work, args.jobs, args.verbose, not args.no_shader_cache)
+    runner = Runner(args.work, found, args.jobs, args.verbose, not args.no_shader_cache)
     start, stop = parse_seeds(args.seeds)
     batch = args.batch or ((stop - start) if stop is not None and not args.minutes else 200)
     totals = collections.Counter()

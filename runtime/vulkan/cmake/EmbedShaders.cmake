@@ -26,6 +26,11 @@ function(msc_vk_embed_shaders target)
   if(NOT ARG_SHADER_DIR)
     message(FATAL_ERROR "msc_vk_embed_shaders(${target}): SHADER_DIR is required")
   endif()
+  # The GLSL compiler: -DMSC_VK_GLSLC=PATH, else the environment's MSC_VK_GLSLC (e.g. a caching
+  # front end with glslc's command line), else glslc found on PATH.
+  if(NOT MSC_VK_GLSLC AND DEFINED ENV{MSC_VK_GLSLC})
+    set(MSC_VK_GLSLC "$ENV{MSC_VK_GLSLC}" CACHE FILEPATH "GLSL compiler (glslc's command line)")
+  endif()
   find_program(MSC_VK_GLSLC NAMES glslc HINTS ${Vulkan_GLSLC_EXECUTABLE})
   if(NOT MSC_VK_GLSLC)
     message(FATAL_ERROR "msc_vk_embed_shaders: glslc not found (Debian: apt install glslc)")

@@ -696,7 +696,9 @@ def run_call(call, env, lookup):
     if getattr(call, "lowering", None) == "v0.20-topi":  # see _builder.LegalizeOps
         args["training"] = not args["training"]
     with torch.no_grad():
-        if _all_half(args) and call.op != "relax.op.astype" and args.get("out_dtype") in (None, ""):
+        if (_all_half(args) and call.op != "relax.op.astype" and args.get("out_dtype") in (None, "")
+                and args.get("dtype") in (None, "", "float16")):
+            # (an op told its result dtype, e.g. cumsum(dtype="float32"), computes as told)
             # torch 1.13's CPU kernels lack most float16 ops: float32 math, rounded back to half
             result = IMPLS[call.op](**_map_tensors(args, lambda t: t.float() if t.dtype == torch.float16 else t))
             return _map_tensors(result, lambda t: t.half() if t.dtype == torch.float32 else t)

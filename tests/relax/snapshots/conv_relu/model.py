@@ -235,6 +235,16 @@ def load_safetensors(path, expect=None):
     return out
 
 
+def save_safetensors(path, tensors):
+    """Write {name: array-like} to the safetensors file `path` with the format's reference writer
+    (safetensors.numpy.save_file): each value as a C-contiguous numpy array, its dtype and shape
+    kept as they are (0-d stays 0-d). Raises LoadError when the safetensors package is missing."""
+    if safetensors is None:
+        raise LoadError("%s: writing safetensors needs the safetensors package (pip install safetensors)" % path)
+    from safetensors.numpy import save_file
+    save_file({name: np.array(value, order="C") for name, value in tensors.items()}, path)
+
+
 _ANALYZER = None
 
 

@@ -15,6 +15,9 @@ Golden inputs and outputs must have the graph's dtypes and shapes (any size for 
 Run as `python3 test_model.py [--atol A] [--rtol R] [--weights FILE] [--golden DIR]` (exit status 1
 on failure, 2 with "error: <message>" on stderr when a weights or golden file cannot be used:
 missing, truncated, malformed, or not the graph's tensors) or with pytest.
+`--save-outputs FILE` runs the model on the golden inputs and writes every output, keyed by MSC
+tensor name, to the safetensors file FILE instead of checking it (exit status 0 once written; for
+a differential tester that compares the outputs itself).
 """
 import argparse
 import functools
@@ -27,7 +30,7 @@ from tvm import relax
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from model import FUNC_NAME, INPUTS, OUTPUTS, LoadError, compile_module, load_model, load_safetensors, to_tensor  # noqa: E402
+from model import FUNC_NAME, INPUTS, OUTPUTS, LoadError, compile_module, load_model, load_safetensors, save_safetensors, to_tensor  # noqa: E402
 
 ATOL = 1e-5
 RTOL = 1e-5
@@ -108,6 +111,15 @@ def tolerance(dtype, atol=None, rtol=None):
             rtol if rtol is not None else (HALF_RTOL if half else RTOL))
 
 
+def save_outputs(path, weights=None, golden=GOLDEN):
+    """Runs the model on `golden`/inputs.safetensors and writes its outputs to `path` (safetensors,
+    keyed by MSC tensor name). Raises LoadError for a weights or inputs file that cannot be used."""
+    vm = build_vm(TARGET, weights)
+    inputs = load_safetensors(os.path.join(golden, "inputs.safetensors"), INPUT_SPECS)
+    got = run_model(vm, [inputs[name] for name, _ in INPUTS])
+    save_safetensors(path, {name: value for (name, _), value in zip(OUTPUTS, got)})
+
+
 def run_golden(atol=None, rtol=None, weights=None, golden=GOLDEN):
     """Runs the golden check (tolerances: see tolerance()) with the weights file `weights`
     (default: the model's) and the golden folder `golden`; returns the list of failure messages
@@ -138,8 +150,13 @@ def main(argv=None):
     parser.add_argument("--rtol", type=float, default=None, help="for every output (default: %g, float16 %g)" % (RTOL, HALF_RTOL))
     parser.add_argument("--weights", default=None, help="weights file (default: weights.safetensors next to model.py)")
     parser.add_argument("--golden", default=GOLDEN, help="golden folder with inputs.safetensors, outputs.safetensors (default: %(default)s)")
+    parser.add_argument("--save-outputs", metavar="FILE", help="write the outputs on the golden inputs to FILE (safetensors) instead of checking them")
     args = parser.parse_args(argv)
     try:
+        if args.save_outputs:
+            save_outputs(args.save_outputs, args.weights, args.golden)
+            print("outputs written to %s" % args.save_outputs)
+            return 0
         failures = run_golden(args.atol, args.rtol, args.weights, args.golden)
     except LoadError as e:
         print("error: %s" % e, file=sys.stderr)
