@@ -1,8 +1,8 @@
 # libFuzzer harnesses (tests/fuzz, see tests/fuzz/README.md), built with -DMSC_FUZZ=ON: clang only,
-# together with MSC_SANITIZE=ON (ASan + UBSan). The generator library is then compiled with
-# -fsanitize=fuzzer-no-link (coverage instrumentation, no libFuzzer main), which the other test
-# binaries link fine, so one sanitizer build dir serves the ASan unit tests and the fuzzers
-# (scripts/test.sh: build-asan). Each harness is a ctest test labelled `fuzz` that fuzzes for
+# together with MSC_SANITIZE=ON (ASan + UBSan). The generator library and the template engine's
+# (msc_tmpl) are then compiled with -fsanitize=fuzzer-no-link (coverage instrumentation, no
+# libFuzzer main), which the other test binaries link fine, so one sanitizer build dir serves the
+# ASan unit tests and the fuzzers (scripts/test.sh: build-asan). Each harness is a ctest test labelled `fuzz` that fuzzes for
 # MSC_FUZZ_SECONDS on its committed corpus (+ regression inputs): `ctest -L fuzz -j2`.
 option(MSC_FUZZ "Build the libFuzzer harnesses of tests/fuzz (clang; needs MSC_SANITIZE=ON)" OFF)
 set(MSC_FUZZ_SECONDS 20 CACHE STRING "Seconds each fuzz harness runs as a ctest test (-L fuzz)")
@@ -17,6 +17,7 @@ if(NOT MSC_SANITIZE)
   message(FATAL_ERROR "MSC_FUZZ=ON needs -DMSC_SANITIZE=ON (the harnesses run under ASan + UBSan)")
 endif()
 target_compile_options(msc_codegen_lib PRIVATE -fsanitize=fuzzer-no-link)
+target_compile_options(msc_tmpl PRIVATE -fsanitize=fuzzer-no-link)
 
 # name -> extra sources (the Vulkan runtime's readers are compiled into their harness)
 set(MSC_FUZZ_HARNESSES graph safetensors param_dict opdef backend_spec tmpl vk_readers onnx)

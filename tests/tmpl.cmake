@@ -2,13 +2,12 @@
 # against Python's jinja2, the check that the golden expected.txt files are up to date, a
 # mutation fuzzer (no crash, no hang) and a differential test of the JSON data reader against
 # Python's json.
-# The engine depends on nothing but nlohmann_json, so the render driver is built from its
-# sources alone and, outside sanitizer builds, linked statically: its start-up (part of the
-# whole-process time bench.py compares with Python's jinja2) then has no dynamic linking.
-file(GLOB MSC_TMPL_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/generator/tmpl/*.cc)
-add_executable(msc_tmpl_render ${CMAKE_CURRENT_SOURCE_DIR}/tmpl/render_main.cc ${MSC_TMPL_SOURCES})
-target_include_directories(msc_tmpl_render PRIVATE ${CMAKE_SOURCE_DIR})
-target_link_libraries(msc_tmpl_render PRIVATE nlohmann_json::nlohmann_json)
+# The engine is its own library (msc_tmpl, generator/tmpl/CMakeLists.txt) that depends on nothing
+# but nlohmann_json, so the render driver links it alone and, outside sanitizer builds, statically:
+# its start-up (part of the whole-process time bench.py compares with Python's jinja2) then has no
+# dynamic linking.
+add_executable(msc_tmpl_render ${CMAKE_CURRENT_SOURCE_DIR}/tmpl/render_main.cc)
+target_link_libraries(msc_tmpl_render PRIVATE msc_tmpl)
 if(NOT MSC_SANITIZE)
   target_link_options(msc_tmpl_render PRIVATE -static)
 endif()
@@ -25,3 +24,8 @@ add_test(NAME tmpl_fuzz
 add_test(NAME tmpl_json_data
          COMMAND ${MSC_PYTHON} json_data.py $<TARGET_FILE:msc_tmpl_render> --count 150
          WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/tmpl)
+# The engine is a library of its own (generator/tmpl/README.md): no file in generator/tmpl may
+# include anything of msc-codegen outside that folder (standard and nlohmann headers only).
+add_test(NAME tmpl_self_contained
+         COMMAND sh -c "! grep -n '#include \"' *.h *.cc | grep -v '#include \"generator/tmpl/'"
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}/generator/tmpl)

@@ -405,9 +405,13 @@ int main(int argc, char** argv) {
       fs::path t(template_path);
       if (!fs::is_regular_file(t)) throw msc::Error(template_path + ": template not found");
       fs::path dir = t.parent_path().empty() ? fs::path(".") : t.parent_path();
-      msc::tmpl::Environment env(dir.string());
-      msc::emit::RegisterCodegenFilters(env);
-      std::cout << env.Render(t.filename().string(), data);
+      try {
+        msc::tmpl::Environment env(dir.string());
+        msc::emit::RegisterCodegenFilters(env);
+        std::cout << env.Render(t.filename().string(), data);
+      } catch (const msc::tmpl::TemplateError& e) {
+        throw msc::Error(e.what());  // the engine's own error type (generator/tmpl/error.h)
+      }
     } else if (*ops) {
       return ops_traits ? PrintTraits(opdefs_dir, ops_json) : PrintOps(templates, opdefs_dir);
     } else if (*backends_cmd) {

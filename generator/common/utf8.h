@@ -1,4 +1,6 @@
 // UTF-8 validation for text read from files: YAML (opdefs, backend.yaml) and ONNX names.
+// (The template engine carries its own copy of Utf8SequenceLength, generator/tmpl/utf8.h, so that
+// it depends on nothing outside generator/tmpl; tests/unit/test_tmpl.cc checks that they agree.)
 //
 // Well-formed UTF-8 as the Unicode Standard defines it (ch. 3, table 3-7 "Well-Formed UTF-8 Byte
 // Sequences"; RFC 3629): no overlong forms, no surrogates U+D800..U+DFFF, nothing above U+10FFFF,

@@ -376,14 +376,24 @@ Json Run(const GenerateOptions& o, const ContextQuery* query, GenerateSummary* s
 
 }  // namespace
 
+// The template engine is a library of its own (generator/tmpl) with its own error type; its
+// errors already name the template, line and column, and become msc::Error here, verbatim.
 GenerateSummary Generate(const GenerateOptions& o) {
   GenerateSummary summary;
-  Run(o, nullptr, &summary);
+  try {
+    Run(o, nullptr, &summary);
+  } catch (const tmpl::TemplateError& e) {
+    throw Error(e.what());
+  }
   return summary;
 }
 
 Json TemplateContext(const GenerateOptions& o, const ContextQuery& query) {
-  return Run(o, &query, nullptr);
+  try {
+    return Run(o, &query, nullptr);
+  } catch (const tmpl::TemplateError& e) {
+    throw Error(e.what());
+  }
 }
 
 }  // namespace msc::emit

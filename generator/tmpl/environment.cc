@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "generator/common/error.h"
+#include "generator/tmpl/error.h"
 #include "generator/tmpl/interp.h"
 #include "generator/tmpl/parser.h"
 
@@ -80,7 +80,7 @@ class Validator {
 
  private:
   [[noreturn]] void Fail(const Expr* e, const std::string& msg) {
-    throw msc::Error(FormatPos(SourcePos{&t_.name, e->line, e->col}) + msg);
+    throw TemplateError(FormatPos(SourcePos{&t_.name, e->line, e->col}) + msg);
   }
   const Template& t_;
   const EnvData& env_;
@@ -191,11 +191,11 @@ void Environment::AddFunction(const std::string& name, Function f) {
 std::string Environment::RenderParsed(const Template& t, const Value& data, size_t reserve,
                                       const Sink* sink) {
   if (!data.is_dict() && !data.is_none())
-    throw msc::Error(t.name + ": render data must be a JSON object, got " +
-                     (data.is_seq()      ? "array"
-                      : data.is_string() ? "string"
-                      : data.is_bool()   ? "boolean"
-                                         : "number"));
+    throw TemplateError(t.name + ": render data must be a JSON object, got " +
+                        (data.is_seq()      ? "array"
+                         : data.is_string() ? "string"
+                         : data.is_bool()   ? "boolean"
+                                            : "number"));
   std::string out;
   out.reserve(sink ? kStreamChunk * 2 : reserve);
   try {
@@ -205,12 +205,12 @@ std::string Environment::RenderParsed(const Template& t, const Value& data, size
     scope->data = data;
     in.RenderTemplate(t, scope, out);
     if (sink) in.FlushStream(out);
-  } catch (const msc::Error&) {
+  } catch (const TemplateError&) {
     throw;
   } catch (const OpError& e) {
-    throw msc::Error(t.name + ": " + e.what());
+    throw TemplateError(t.name + ": " + e.what());
   } catch (const std::exception& e) {
-    throw msc::Error(t.name + ": internal error: " + e.what());
+    throw TemplateError(t.name + ": internal error: " + e.what());
   }
   return out;
 }
@@ -226,19 +226,19 @@ const Template& Environment::Find(const std::string& template_name) {
   try {
     t = d_->Load(template_name);
   } catch (const OpError& e) {
-    throw msc::Error(template_name + ": " + e.what());
+    throw TemplateError(template_name + ": " + e.what());
   }
   if (!t)
-    throw msc::Error(template_name + ": template not found (search path '" + JoinSearchPath() +
-                     "')");
+    throw TemplateError(template_name + ": template not found (search path '" + JoinSearchPath() +
+                        "')");
   return *t;
 }
 
 std::string Environment::Render(const std::string& template_name, const Json& data) {
   const Template& t = Find(template_name);
   if (!data.is_object() && !data.is_null())
-    throw msc::Error(t.name + ": render data must be a JSON object, got " +
-                     std::string(data.type_name()));
+    throw TemplateError(t.name + ": render data must be a JSON object, got " +
+                        std::string(data.type_name()));
   return RenderParsed(t, data.is_object() ? Value::ViewJson(data) : Value());
 }
 
@@ -257,8 +257,8 @@ std::string Environment::RenderString(const std::string& source, const Json& dat
                                       const std::string& name) {
   std::shared_ptr<const Template> t = d_->FromString(source, name);
   if (!data.is_object() && !data.is_null())
-    throw msc::Error(t->name + ": render data must be a JSON object, got " +
-                     std::string(data.type_name()));
+    throw TemplateError(t->name + ": render data must be a JSON object, got " +
+                        std::string(data.type_name()));
   return RenderParsed(*t, data.is_object() ? Value::ViewJson(data) : Value());
 }
 
@@ -274,7 +274,7 @@ Data Data::ParseJson(std::string_view text, const std::string& what) {
     d.d_->root = ParseJsonValue(text, &d.d_->arena);
     d.d_->text_size = text.size();
   } catch (const OpError& e) {
-    throw msc::Error(what + ": invalid JSON: " + e.what());
+    throw TemplateError(what + ": invalid JSON: " + e.what());
   }
   return d;
 }
@@ -290,7 +290,7 @@ Data Data::FromJson(const Json& j) {
   try {
     d.d_->root = FromJsonDeep(j);
   } catch (const OpError& e) {
-    throw msc::Error(std::string("render data: ") + e.what());
+    throw TemplateError(std::string("render data: ") + e.what());
   }
   return d;
 }

@@ -58,7 +58,7 @@
 // ("extends cycle: 'a.j2' -> 'b.j2' -> 'a.j2'"), where Jinja2 recurses until Python's recursion
 // limit (or, with a conditional extends, may stop).
 //
-// Errors: every failure throws msc::Error whose message starts with "<file>:<line>:<col>: "
+// Errors: every failure throws TemplateError whose message starts with "<file>:<line>:<col>: "
 // (file = the template path as resolved under the search root, or the name given to
 // RenderString; columns count characters from 1) followed by the problem, e.g.
 //   templates/x.j2:3:7: undefined variable 'foo'
@@ -104,12 +104,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "generator/tmpl/error.h"
+
 namespace msc::tmpl {
 
 using Json = nlohmann::ordered_json;
 // A callable filter/global: args are positional (for a filter args[0] is the piped value),
 // kwargs is a JSON object. Passing an undefined value to it is an error (StrictUndefined);
-// exceptions it throws become msc::Error "<file>:<line>:<col>: function 'f' failed: <what>".
+// exceptions it throws become TemplateError "<file>:<line>:<col>: function 'f' failed: <what>".
 using Function = std::function<Json(const std::vector<Json>& args, const Json& kwargs)>;
 
 struct EnvData;
@@ -127,7 +129,7 @@ class Data {
   Data();  // null: a template without variables
   // Parses JSON text (RFC 8259, UTF-8; what both nlohmann::json and Python's json.loads accept;
   // integers beyond 64 bits are an error). `what` names the source in errors:
-  //   msc::Error "<what>: invalid JSON: line 3, column 7: expected ',' or '}'".
+  //   TemplateError "<what>: invalid JSON: line 3, column 7: expected ',' or '}'".
   static Data ParseJson(std::string_view text, const std::string& what);
   static Data FromJson(const Json& j);  // deep copy of `j`
   // Shares a native value (value.h) the caller built, e.g. generate's template context: no
@@ -165,7 +167,7 @@ class Environment {
   // null); its keys are the template's variables. Parsed templates are cached per Environment
   // (each file is read once; later edits of the file are not seen by this Environment).
   std::string Render(const std::string& template_name, const Json& data);
-  // The same with Data (must be a dict or null: msc::Error otherwise).
+  // The same with Data (must be a dict or null: TemplateError otherwise).
   std::string Render(const std::string& template_name, const Data& data);
   // Streams the output instead of returning it (jinja2's Template.stream()): `sink` receives it
   // in order, in pieces of about kStreamChunk bytes as the render produces them and the rest when

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "generator/common/error.h"
+#include "generator/tmpl/error.h"
 #include "generator/tmpl/interp.h"
 #include "generator/tmpl/pystr.h"
 
@@ -214,14 +214,14 @@ void Interp::CallMacro(Macro& m, const Value* args, size_t nargs, Kwargs& kwargs
   const SourcePos call_pos = here_;
   try {
     m.CallInto(*this, args, nargs, kwargs, out);
-  } catch (const msc::Error& e) {
+  } catch (const TemplateError& e) {
     std::string msg = e.what();
     if (std::count(msg.begin(), msg.end(), '\n') < 8) {
       std::string where = FormatPos(call_pos);
       where.resize(where.size() - 2);
       msg += "\n  in macro '" + m.name() + "' called from " + where;
     }
-    throw msc::Error(msg);
+    throw TemplateError(msg);
   }
 }
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "generator/common/error.h"
+#include "generator/tmpl/error.h"
 #include "generator/tmpl/pystr.h"
 
 namespace msc::tmpl {
@@ -337,13 +337,13 @@ class LoopContext : public Object {
 };
 
 // Rethrows `e` with a line "  <what> <file:line:col>" appended (at most 8 such lines).
-[[noreturn]] void AppendTrace(const msc::Error& e, const char* what, const SourcePos& pos) {
+[[noreturn]] void AppendTrace(const TemplateError& e, const char* what, const SourcePos& pos) {
   std::string msg = e.what();
   if (std::count(msg.begin(), msg.end(), '\n') < 8) {
     std::string where = FormatPos(pos);
     msg += "\n  " + std::string(what) + " " + where.substr(0, where.size() - 2);
   }
-  throw msc::Error(msg);
+  throw TemplateError(msg);
 }
 
 }  // namespace
@@ -428,7 +428,7 @@ Interp::FrameGuard::~FrameGuard() {
 }
 
 void Interp::Fail(int line, int col, const std::string& msg) const {
-  throw msc::Error(FormatPos(SourcePos{cur_file_, line, col}) + msg);
+  throw TemplateError(FormatPos(SourcePos{cur_file_, line, col}) + msg);
 }
 
 ScopePtr Interp::NewRootScope() { return MakeRc<Scope>(); }
@@ -469,8 +469,8 @@ void Interp::RenderTemplate(const Template& t, const ScopePtr& scope, std::strin
       TemplateSwitch sw(this, parent);
       RenderBody(parent->body, scope, out);
     } catch (const OpError& e) {
-      throw msc::Error(FormatPos(from) + e.what());
-    } catch (const msc::Error& e) {
+      throw TemplateError(FormatPos(from) + e.what());
+    } catch (const TemplateError& e) {
       AppendTrace(e, "extended by", from);
     }
   }
@@ -493,7 +493,7 @@ void Interp::RenderExtends(const Node& n, const ScopePtr& scope) {
     t = env_.Load(name.s());
   } catch (const OpError& e) {
     Fail(n.expr->line, n.expr->col, e.what());
-  } catch (const msc::Error& e) {
+  } catch (const TemplateError& e) {
     AppendTrace(e, "extended by", Pos(n.line, n.col));  // syntax error in the parent
   }
   if (!t) Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
@@ -544,8 +544,8 @@ void Interp::RenderBlock(const RenderCtx& ctx, const std::string& name, size_t i
     TemplateSwitch sw(this, def.tmpl);
     RenderBody(def.node->body, scope, out);
   } catch (const OpError& e) {
-    throw msc::Error(FormatPos(from) + e.what());
-  } catch (const msc::Error& e) {
+    throw TemplateError(FormatPos(from) + e.what());
+  } catch (const TemplateError& e) {
     AppendTrace(e, ("in block '" + name + "' called from").c_str(), from);
   }
 }
@@ -900,7 +900,7 @@ void Interp::RenderInclude(const Node& n, const ScopePtr& scope, std::string& ou
       t = env_.Load(v.s());
     } catch (const OpError& e) {
       Fail(n.line, n.col, e.what());
-    } catch (const msc::Error& e) {
+    } catch (const TemplateError& e) {
       AppendTrace(e, "included from", Pos(n.line, n.col));  // syntax error in the included file
     }
   };
@@ -944,7 +944,7 @@ void Interp::RenderIncluded(const Node& n, const Template& tmpl, const ScopePtr&
     RenderTemplate(*t, inner, out);
   } catch (const OpError& e) {
     Fail(n.line, n.col, e.what());
-  } catch (const msc::Error& e) {
+  } catch (const TemplateError& e) {
     AppendTrace(e, "included from", Pos(n.line, n.col));
   }
 }
@@ -979,7 +979,7 @@ Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
     t = env_.Load(name.s());
   } catch (const OpError& e) {
     Fail(n.expr->line, n.expr->col, e.what());
-  } catch (const msc::Error& e) {
+  } catch (const TemplateError& e) {
     AppendTrace(e, "imported from", Pos(n.line, n.col));  // syntax error in the imported file
   }
   if (!t) Fail(n.expr->line, n.expr->col, "template " + Repr(name) + " not found");
@@ -993,7 +993,7 @@ Value Interp::ImportModule(const Node& n, const ScopePtr& scope) {
     RenderTemplate(*t, mod->scope, mod->output);
   } catch (const OpError& e) {
     Fail(n.line, n.col, e.what());
-  } catch (const msc::Error& e) {
+  } catch (const TemplateError& e) {
     AppendTrace(e, "imported from", Pos(n.line, n.col));
   }
   return Value::Obj(mod);

@@ -124,7 +124,7 @@ struct EnvData {
   // Returns null if no folder has it; throws OpError if the name escapes the search path.
   const Template* Load(const std::string& name);
   std::shared_ptr<const Template> FromString(const std::string& source, const std::string& name);
-  // Throws msc::Error for filters/tests that do not exist (Jinja2 checks these at compile time).
+  // Throws TemplateError for filters/tests that do not exist (Jinja2 checks these at compile time).
   void Validate(const Template& t) const;
 };
 
@@ -357,7 +357,7 @@ class Interp {
     tmp = Eval(e, scope);
     return tmp;
   }
-  // Evaluates `e`; an OpError becomes msc::Error at e's position. Constants and names are
+  // Evaluates `e`; an OpError becomes TemplateError at e's position. Constants and names are
   // handled inline (they cannot fail).
   Value Eval(const Expr& e, const ScopePtr& scope) {
     if (e.kind == Expr::K::kConst) return e.value;

@@ -16,7 +16,7 @@
 #include <new>
 #include <string>
 
-#include "generator/common/utf8.h"
+#include "generator/tmpl/utf8.h"
 #include "generator/tmpl/value.h"
 
 namespace msc::tmpl {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "generator/common/error.h"
+#include "generator/tmpl/error.h"
 #include "generator/tmpl/pystr.h"
 
 namespace msc::tmpl {
@@ -58,8 +58,8 @@ class Lexer {
   [[noreturn]] void Fail(size_t at, const std::string& msg) {
     Token t;
     SetPos(t, at);
-    throw msc::Error(file_ + ":" + std::to_string(t.line) + ":" + std::to_string(t.col) + ": " +
-                     msg);
+    throw TemplateError(file_ + ":" + std::to_string(t.line) + ":" + std::to_string(t.col) + ": " +
+                        msg);
   }
 
   void SetPos(Token& t, size_t at) {

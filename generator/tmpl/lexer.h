@@ -34,7 +34,7 @@ struct Token {
   int col = 1;
 };
 
-// Throws msc::Error "<file>:<line>:<col>: <message>" on lexical errors.
+// Throws TemplateError "<file>:<line>:<col>: <message>" on lexical errors.
 std::vector<Token> Lex(const std::string& source, const std::string& file);
 
 // Human-readable description of a token for "expected X, got Y" messages.

@@ -493,8 +493,8 @@ class BlockCollector {
 
  private:
   [[noreturn]] void Fail(const Node& n, const std::string& msg) const {
-    throw msc::Error(t_->name + ":" + std::to_string(n.line) + ":" + std::to_string(n.col) + ": " +
-                     msg);
+    throw TemplateError(t_->name + ":" + std::to_string(n.line) + ":" + std::to_string(n.col) +
+                        ": " + msg);
   }
   Template* t_;
 };

@@ -8,7 +8,7 @@
 
 namespace msc::tmpl {
 
-// Parses `source` into a Template named `name`. Throws msc::Error
+// Parses `source` into a Template named `name`. Throws TemplateError
 // "<name>:<line>:<col>: <message>" on syntax errors (e.g. "expected 'endfor', got end of
 // template").
 std::unique_ptr<Template> Parse(const std::string& source, const std::string& name);

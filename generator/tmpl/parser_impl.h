@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "generator/common/error.h"
 #include "generator/tmpl/ast.h"
+#include "generator/tmpl/error.h"
 #include "generator/tmpl/lexer.h"
 
 namespace msc::tmpl::detail {
@@ -47,8 +47,8 @@ class ParserBase {
   }
 
   [[noreturn]] void Fail(const Token& at, const std::string& msg) {
-    throw msc::Error(file_ + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " +
-                     msg);
+    throw TemplateError(file_ + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) +
+                        ": " + msg);
   }
   [[noreturn]] void Expected(const std::string& what) {
     Fail(Cur(), "expected " + what + ", got " + Describe(Cur()));

@@ -8,7 +8,7 @@
 
 #include <sys/mman.h>
 
-#include "generator/common/error.h"
+#include "generator/tmpl/error.h"
 #include "generator/tmpl/pystr.h"
 
 namespace msc::tmpl {
@@ -488,7 +488,7 @@ Json Value::ToJson() const {
 
 void ThrowUndefined(const Value& v) {
   const UndefinedInfo& u = v.undef();
-  throw msc::Error(FormatPos(u.pos) + u.message);
+  throw TemplateError(FormatPos(u.pos) + u.message);
 }
 
 std::string TypeName(const Value& v) {

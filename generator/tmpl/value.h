@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "generator/tmpl/error.h"
+
 namespace msc::tmpl {
 
 using Json = nlohmann::ordered_json;
@@ -32,7 +34,7 @@ class Namespace;
 struct StrBox;
 
 // Raised by operations that do not know the template position; the renderer catches it and
-// throws msc::Error prefixed with the file:line:col of the expression being evaluated.
+// throws TemplateError prefixed with the file:line:col of the expression being evaluated.
 class OpError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -618,7 +620,7 @@ class ReprGuard {
   bool recursive_ = false;
 };
 
-// Python semantics helpers. All throw msc::Error for undefined operands (StrictUndefined) and
+// Python semantics helpers. All throw TemplateError for undefined operands (StrictUndefined) and
 // OpError for type errors.
 [[noreturn]] void ThrowUndefined(const Value& v);
 std::string TypeName(const Value& v);  // "int", "str", "dict", ...

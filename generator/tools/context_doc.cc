@@ -86,9 +86,12 @@ const std::vector<FieldDoc>& TensorFieldDocs() {
        "MSC tensor name: \"<node>:<k>\" for node outputs, the constant's name for weights; data"},
       {"T.alias", "str", "MSC alias (user-facing name), \"\" when none; data"},
       {"T.dtype", "str",
-       "float32, float16, bfloat16, float64, int8, int16, int32, int64, uint8 or bool"},
+       "float32, float16, bfloat16, float64, int8, int16, int32, int64, uint8 or bool; of a node "
+       "output: the dtype the snippet's result must have (cast to it)"},
       {"T.layout", "str", "axis letters (\"NCHW\", \"OIHW\") or \"\" when unknown"},
-      {"T.shape", "[int]", "dims; -1 for a dynamic dim"},
+      {"T.shape", "[int]",
+       "dims; -1 for a dynamic dim; of a node output: the shape the result must have (a snippet "
+       "may read sizes from it instead of recomputing them)"},
       {"T.prims", "[str]",
        "[] when static, else per dim the MSC prim name (dynamic) or the literal dim"},
       {"T.ndim", "int", "len(shape) (0 for a scalar)"},

@@ -10,7 +10,6 @@
 #include "harness.h"
 #include "model.h"
 #include "ops.h"
-#include "ops_nn_ext.h"
 #include "program.h"
 #include "safetensors.h"
 #include "shader_registry.h"

@@ -6,7 +6,6 @@
 #include <map>
 
 #include "ops_internal.h"
-#include "ops_nn_ext.h"
 
 namespace msc_vk {
 namespace ops {

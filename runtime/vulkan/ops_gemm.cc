@@ -1,4 +1,5 @@
-// Conv2d / Conv2dBias and the GEMM family (shaders/common/conv2d.glsl, shaders/common/gemm.glsl).
+// Conv2d / Conv2dBias, Conv1d / Conv1dBias (the 2-D kernels on [N, C, 1, W] views) and the GEMM
+// family: linear, dense, matmul, batch_matmul, msc.matmul (shaders/common/conv2d.glsl, gemm.glsl).
 //
 // Convolution algorithms (conv2d.glsl's MODE), picked per call by PickConvAlgo():
 //   direct    any convolution (implicit GEMM, 16 channels x 8 pixels per invocation);
@@ -358,7 +359,7 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
                 U32(G, optype, y, "groups"),
                 a.act.min,
                 a.act.max};
-  // The 1-D convolutions (ops_nn_ext.cc, through ConvImpl) keep the direct kernel.
+  // The 1-D convolutions (Conv1d, on [N, C, 1, W] views) keep the direct kernel.
   const bool conv2d =
       std::strcmp(stem, "nn/conv2d") == 0 || std::strcmp(stem, "msc/conv2d_bias") == 0;
   ConvAlgo algo = conv2d ? PickConvAlgo(p, w, C, O, KH, KW, G, a) : ConvAlgo::kDirect;
@@ -596,21 +597,29 @@ void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& 
        trans_a, residual);
 }
 
+void Conv1dImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& w,
+                const Tensor* bias, const Tensor& y, const Conv1dAttrs& a) {
+  detail::CheckFloat(op, y, {&x, &y});
+  detail::CheckFloatWeight(op, y, w);
+  CheckRank(op, y, x, 3, "input");
+  CheckRank(op, y, w, 3, "weight");
+  CheckRank(op, y, y, 3, "output");
+  if (a.stride < 1 || a.dilation < 1) Fail(op, y, "strides and dilation must be >= 1");
+  if (a.padding[0] < 0 || a.padding[1] < 0) Fail(op, y, "padding must be >= 0");
+  const int64_t N = x.dim(0), W = x.dim(2), O = w.dim(0), KW = w.dim(2);
+  const int64_t OW = (W + a.padding[0] + a.padding[1] - a.dilation * (KW - 1) - 1) / a.stride + 1;
+  if (y.shape != Shape{N, O, OW}) {
+    Fail(op, y,
+         "output " + y.Describe() + " does not match the computed shape " +
+             ShapeToString({N, O, OW}));
+  }
+  Conv(p, op, stem, detail::Reshaped(x, {N, x.dim(1), 1, W}),
+       detail::Reshaped(w, {O, w.dim(1), 1, KW}), bias, detail::Reshaped(y, {N, O, 1, OW}),
+       Conv2dAttrs{
+           {1, a.stride}, {0, a.padding[0], 0, a.padding[1]}, {1, a.dilation}, a.groups, a.act});
+}
+
 }  // namespace
-
-namespace detail {
-
-void ConvImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
-              const Tensor* bias, const Tensor& y, const Conv2dAttrs& a) {
-  Conv(p, optype, stem, x, w, bias, y, a);
-}
-
-void MatmulImpl(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
-                const Tensor& y, bool transpose_a, bool transpose_b, Activation act) {
-  MatmulLike(p, optype, stem, a, b, y, transpose_b, act, transpose_a);
-}
-
-}  // namespace detail
 
 void Conv2d(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dAttrs& a) {
   Conv(p, "nn.conv2d", "nn/conv2d", x, w, nullptr, y, a);
@@ -619,6 +628,15 @@ void Conv2d(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, const
 void Conv2dBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
                 const Conv2dAttrs& a) {
   Conv(p, "msc.conv2d_bias", "msc/conv2d_bias", x, w, &bias, y, a);
+}
+
+void Conv1d(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, const Conv1dAttrs& a) {
+  Conv1dImpl(p, "nn.conv1d", "nn/conv1d", x, w, nullptr, y, a);
+}
+
+void Conv1dBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
+                const Conv1dAttrs& a) {
+  Conv1dImpl(p, "msc.conv1d_bias", "msc/conv1d_bias", x, w, &bias, y, a);
 }
 
 void Linear(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act,
@@ -645,6 +663,18 @@ void BatchMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, 
   detail::CheckRank("nn.batch_matmul", y, a, 3, "input a");
   detail::CheckRank("nn.batch_matmul", y, b, 3, "input b");
   MatmulLike(p, "nn.batch_matmul", "nn/batch_matmul", a, b, y, transpose_b, {});
+}
+
+void BatchMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_a,
+                 bool transpose_b) {
+  const char* op = "nn.batch_matmul";
+  CheckRank(op, y, a, 3, "input a");
+  CheckRank(op, y, b, 3, "input b");
+  MatmulLike(p, op, "nn/batch_matmul", a, b, y, transpose_b, {}, transpose_a);
+}
+
+void MscMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, Activation act) {
+  MatmulLike(p, "msc.matmul", "msc/matmul", a, b, y, false, act, false);
 }
 
 }  // namespace ops

@@ -60,18 +60,12 @@ MagicDivider MakeMagicDivider(uint32_t d);
 // True when both tensors are the same bytes of the same buffer.
 bool SameBytes(const Tensor& a, const Tensor& b);
 
-// Shared implementations (ops_gemm.cc, ops_nn.cc) reused by ops_nn_ext.h's 1-D / variant ops
-// with their own optype (for errors) and shader stem.
-void ConvImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
-              const Tensor* bias, const Tensor& y, const Conv2dAttrs& a);
-void MatmulImpl(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
-                const Tensor& y, bool transpose_a, bool transpose_b, Activation act);
-void PoolImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
-              const Pool2dAttrs& a, bool adaptive);
-// nn.softmax / nn.log_softmax along `axis`: x viewed as [outer, L, inner], one invocation per
-// (outer, inner) line; nothing is recorded for an empty tensor.
-void SoftmaxImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
-                 int64_t axis);
+// `t` with another shape over the same bytes (the 1-D ops run the 2-D kernels on [N, C, 1, W]).
+inline Tensor Reshaped(const Tensor& t, const Shape& shape) {
+  Tensor v = t;
+  v.shape = shape;
+  return v;
+}
 
 // ---- dtype-generic kernels (shaders/common/dtype.glsl) -------------------------------------
 

@@ -1,8 +1,7 @@
-// layer_norm / group_norm / rms_norm (shaders/common/normalize.glsl) and log_softmax
-// (shaders/common/softmax.glsl).
+// Normalization and softmax: batch_norm (shaders nn/batch_norm), layer_norm / group_norm /
+// rms_norm (shaders/common/normalize.glsl), softmax / log_softmax (shaders/common/softmax.glsl).
 #include "context.h"
 #include "ops_internal.h"
-#include "ops_nn_ext.h"
 
 namespace msc_vk {
 namespace ops {
@@ -140,7 +139,52 @@ std::vector<NormDim> AxesDims(const char* op, const Tensor& x, const Tensor& y,
   return dims;
 }
 
+void SoftmaxImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& y,
+                 int64_t axis) {
+  detail::CheckFloat(op, y, {&x, &y});
+  if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
+  if (x.shape.empty()) Fail(op, y, "input must have at least one dim");
+  const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < ax; ++d) outer *= x.shape[d];
+  for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  struct {
+    uint32_t outer, L, inner;
+  } push{U32(outer, op, y, "outer"), U32(x.shape[ax], op, y, "axis size"),
+         U32(inner, op, y, "inner")};
+  if (x.numel() == 0) return;
+  detail::LaunchFloat(p, stem, {InTexel(x), Out(y)}, push, {},
+                      Grid1D(p.context(), outer * inner, 64), y);
+}
+
 }  // namespace
+
+void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+               const Tensor& mean, const Tensor& var, const Tensor& y, int64_t axis,
+               double epsilon) {
+  const char* op = "nn.batch_norm";
+  detail::CheckFloat(op, y, {&x, &gamma, &beta, &mean, &var, &y});
+  if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
+  const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
+  const int64_t C = x.dim(static_cast<int>(ax));
+  for (const Tensor* t : {&gamma, &beta, &mean, &var}) {
+    if (t->numel() != C)
+      Fail(op, y, t->Describe() + " must have " + std::to_string(C) + " elements");
+  }
+  int64_t inner = 1;
+  for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const bool vec4 = inner % 4 == 0;
+  struct {
+    uint32_t total, C, inner;
+    float epsilon;
+  } push{U32(x.numel(), op, y, "elements"), U32(C, op, y, "C"), U32(inner, op, y, "inner"),
+         static_cast<float>(epsilon)};
+  detail::LaunchFloat(p, "nn/batch_norm",
+                      {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), InTexel(gamma),
+                       InTexel(beta), InTexel(mean), InTexel(var), Out(y)},
+                      push, {vec4 ? 1u : 0u},
+                      Grid1D(p.context(), vec4 ? x.numel() / 4 : x.numel(), 64), y);
+}
 
 void LayerNorm(Program& p, const Tensor& x, const Tensor* gamma, const Tensor* beta,
                const Tensor& y, const std::vector<int64_t>& axes, double epsilon) {
@@ -198,7 +242,11 @@ void GroupNorm(Program& p, const Tensor& x, const Tensor* gamma, const Tensor* b
 }
 
 void LogSoftmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis) {
-  detail::SoftmaxImpl(p, "nn.log_softmax", "nn/log_softmax", x, y, axis);
+  SoftmaxImpl(p, "nn.log_softmax", "nn/log_softmax", x, y, axis);
+}
+
+void Softmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis) {
+  SoftmaxImpl(p, "nn.softmax", "nn/softmax", x, y, axis);
 }
 
 }  // namespace ops

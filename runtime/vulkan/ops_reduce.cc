@@ -1,10 +1,9 @@
-// Reductions: mean (ops.h) and sum / prod / max / min / std / variance (ops_nn_ext.h), all on
+// Reductions: mean and sum / prod / max / min / std / variance (ops.h, "reductions"), all on
 // shaders/common/reduce.glsl (one shader per optype, the op chosen at compile time). Output dtype
 // = input dtype (relax's statistical struct-info inference); sum / prod / max / min take float32,
 // float16, int32, int64 and bool (integers exact), mean / std / variance float32 and float16.
 #include "context.h"
 #include "ops_internal.h"
-#include "ops_nn_ext.h"
 
 namespace msc_vk {
 namespace ops {

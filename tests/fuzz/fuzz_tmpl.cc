@@ -12,8 +12,8 @@
 // fuzzed template can include / import / extend ("t.j2", "base.j2", "m.j2", "self.j2" which
 // includes itself) and the torch backend's real "macros.j2". A fresh Environment per input
 // keeps runs independent of each other (no parse cache carried over).
-// Errors must be msc::Error naming the template ("fuzz.j2" or an included file, both under the
-// scratch root or named "fuzz.j2").
+// Errors must be msc::tmpl::TemplateError naming the template ("fuzz.j2" or an included file, both
+// under the scratch root or named "fuzz.j2").
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "generator/common/error.h"
 #include "generator/emit/backend_spec.h"
 #include "generator/emit/context.h"
 #include "generator/emit/generate.h"
@@ -119,7 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               {"l", Json::array({h % 3, (h >> 4) % 7, "x"})}};
   msc::tmpl::Environment env(*g_root);
   msc::emit::RegisterCodegenFilters(env);
-  msc::fuzz::Accepts<msc::Error>(kHarness, "fuzz.j2",
-                                 [&] { env.RenderString(source, ctx, "fuzz.j2"); });
+  msc::fuzz::Accepts<msc::tmpl::TemplateError>(kHarness, "fuzz.j2",
+                                               [&] { env.RenderString(source, ctx, "fuzz.j2"); });
   return 0;
 }

@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "generator/common/error.h"
 #include "generator/tmpl/environment.h"
 
 namespace {
@@ -30,18 +29,18 @@ class MappedFile {
  public:
   explicit MappedFile(const char* path) {
     int fd = open(path, O_RDONLY);
-    if (fd < 0) throw msc::Error(std::string(path) + ": cannot open data file");
+    if (fd < 0) throw msc::tmpl::TemplateError(std::string(path) + ": cannot open data file");
     struct stat st;
     if (fstat(fd, &st) != 0) {
       close(fd);
-      throw msc::Error(std::string(path) + ": cannot read data file");
+      throw msc::tmpl::TemplateError(std::string(path) + ": cannot read data file");
     }
     size_ = static_cast<size_t>(st.st_size);
     if (size_ > 0) {
       void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
       if (p == MAP_FAILED) {
         close(fd);
-        throw msc::Error(std::string(path) + ": cannot read data file");
+        throw msc::tmpl::TemplateError(std::string(path) + ": cannot read data file");
       }
       data_ = static_cast<const char*>(p);
     }
@@ -64,7 +63,7 @@ void WriteStdout(std::string_view piece) {
   while (!piece.empty()) {
     const ssize_t n = write(STDOUT_FILENO, piece.data(), piece.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw msc::Error("cannot write the output to stdout");
+    if (n <= 0) throw msc::tmpl::TemplateError("cannot write the output to stdout");
     piece.remove_prefix(static_cast<size_t>(n));
   }
 }

@@ -25,11 +25,12 @@ namespace fs = boost::filesystem;
 namespace {
 
 /// The msc::Error message `f` throws; fails the test when it throws something else or nothing.
-template <typename F>
+/// E: the error type expected (the template engine's own is msc::tmpl::TemplateError).
+template <typename E = msc::Error, typename F>
 std::string MscError(F&& f) {
   try {
     f();
-  } catch (const msc::Error& e) {
+  } catch (const E& e) {
     return e.what();
   } catch (const std::exception& e) {
     FAIL("expected msc::Error, got another exception: " << e.what());
@@ -422,7 +423,8 @@ TEST_CASE("fuzz tmpl: str.format of a float with a non-float presentation type")
   CHECK(render("{{ '{:.3n}'.format(3.14159) }}") == "3.14");
   CHECK(render("{{ '{:>10.3n}|{:n}'.format(3.14159, 1234567.891) }}") == "      3.14|1.23457e+06");
   for (const std::string type : {"d", "x", "q", "a", "c", "b"}) {
-    const std::string what = MscError([&] { render("{{ '{:" + type + "}'.format(2.5) }}"); });
+    const std::string what =
+        MscError<msc::tmpl::TemplateError>([&] { render("{{ '{:" + type + "}'.format(2.5) }}"); });
     CHECK(what == "t.j2:1:11: Unknown format code '" + type + "' for object of type 'float'");
   }
   CHECK(render("{{ '{:.600f}'.format(0.5) | length }}") == "602");

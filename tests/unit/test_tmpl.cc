@@ -9,8 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "generator/common/error.h"
+#include "generator/common/utf8.h"
 #include "generator/tmpl/environment.h"
+#include "generator/tmpl/utf8.h"
 #include "generator/tmpl/value.h"
 
 namespace fs = std::filesystem;
@@ -24,12 +25,12 @@ std::string R(const std::string& src, const Json& data = Json::object()) {
   return env.RenderString(src, data, "t.j2");
 }
 
-// Message of the msc::Error thrown while rendering `src` ("" if nothing was thrown).
+// Message of the msc::tmpl::TemplateError thrown while rendering `src` ("" if nothing was thrown).
 std::string Err(const std::string& src, const Json& data = Json::object()) {
   Environment env("");
   try {
     env.RenderString(src, data, "t.j2");
-  } catch (const msc::Error& e) {
+  } catch (const msc::tmpl::TemplateError& e) {
     return e.what();
   }
   return "";
@@ -330,7 +331,7 @@ TEST_CASE("tmpl: errors inside included and imported files name that file") {
   auto err = [&](const std::string& name) -> std::string {
     try {
       env.Render(name, Json::object());
-    } catch (const msc::Error& e) {
+    } catch (const msc::tmpl::TemplateError& e) {
       return e.what();
     }
     return "";
@@ -369,7 +370,7 @@ TEST_CASE("tmpl: a search path resolves each name to the first folder that has i
   try {
     env.Render("none.j2", Json::object());
     FAIL("expected an error");
-  } catch (const msc::Error& e) {
+  } catch (const msc::tmpl::TemplateError& e) {
     CHECK(std::string(e.what()) ==
           "none.j2: template not found (search path '" + backend + "', '" + common + "')");
   }
@@ -382,7 +383,7 @@ TEST_CASE("tmpl: recursive includes hit the depth limit instead of crashing") {
   try {
     env.Render("loop.j2", Json::object());
     FAIL("expected an error");
-  } catch (const msc::Error& e) {
+  } catch (const msc::tmpl::TemplateError& e) {
     CHECK(std::string(e.what()).find("maximum recursion depth exceeded") != std::string::npos);
   }
 }
@@ -414,14 +415,14 @@ TEST_CASE("tmpl: user filters, globals and functions") {
   try {
     env.RenderString("\n {{ boom() }}", Json::object(), "f.j2");
     FAIL("expected an error");
-  } catch (const msc::Error& e) {
+  } catch (const msc::tmpl::TemplateError& e) {
     CHECK(std::string(e.what()) == "f.j2:2:5: function 'boom' failed: kaput");
   }
 }
 
 TEST_CASE("tmpl: render data must be an object; parsed templates are cached") {
   Environment env("");
-  CHECK_THROWS_AS(env.RenderString("x", Json::array()), msc::Error);
+  CHECK_THROWS_AS(env.RenderString("x", Json::array()), msc::tmpl::TemplateError);
   CHECK(env.RenderString("{{ 1 }}", nullptr) == "1");
 
   TempDir dir;
@@ -490,7 +491,7 @@ TEST_CASE("tmpl: template inheritance errors") {
   auto err = [&](const std::string& name) -> std::string {
     try {
       env.Render(name, Json::object());
-    } catch (const msc::Error& e) {
+    } catch (const msc::tmpl::TemplateError& e) {
       return e.what();
     }
     return "";
@@ -575,7 +576,7 @@ std::string RD(const std::string& src, const std::string& json) {
 std::string ParseErr(const std::string& json) {
   try {
     msc::tmpl::Data::ParseJson(json, "data.json");
-  } catch (const msc::Error& e) {
+  } catch (const msc::tmpl::TemplateError& e) {
     return e.what();
   }
   return "";
@@ -643,7 +644,7 @@ TEST_CASE("tmpl: Data::ParseJson errors name the file, line and column") {
   try {
     env.Render("t.j2", msc::tmpl::Data::ParseJson("[1]", "data.json"));
     FAIL("expected an error");
-  } catch (const msc::Error& e) {
+  } catch (const msc::tmpl::TemplateError& e) {
     CHECK(std::string(e.what()) ==
           dir.Name("t.j2") + ": render data must be a JSON object, got array");
   }
@@ -738,7 +739,7 @@ TEST_CASE("tmpl: Render with a Sink streams the same text in pieces") {
   try {
     env.Render("fails.j2", data, sink);
     FAIL("expected an error");
-  } catch (const msc::Error& e) {
+  } catch (const msc::tmpl::TemplateError& e) {
     CHECK(std::string(e.what()) == dir.Name("fails.j2") + ":1:57: undefined variable 'nope'");
   }
   CHECK(pieces.size() >= 3);
@@ -827,4 +828,31 @@ TEST_CASE("tmpl: macro signatures, cached includes and str.format in place") {
         "t.j2:1:14: unsupported format string passed to Undefined.__format__");
   CHECK(Err("{{ '{} {}'.format(1) }}") ==
         "t.j2:1:12: Replacement index 1 out of range for positional args tuple");
+}
+
+// The engine keeps its own copy of the UTF-8 table (generator/tmpl/utf8.h) so that it depends on
+// nothing outside generator/tmpl; it must agree with the generator's (generator/common/utf8.h) on
+// every lead byte followed by every pair of bytes, at every readable length, and on every
+// four-byte sequence whose first three bytes are well formed so far.
+TEST_CASE("tmpl: its UTF-8 table agrees with generator/common/utf8.h") {
+  unsigned char b[4] = {0, 0, 0, 0};
+  size_t mismatches = 0;
+  for (int c0 = 0; c0 < 256; ++c0) {
+    for (int c1 = 0; c1 < 256; ++c1) {
+      for (int c2 = 0; c2 < 256; ++c2) {
+        b[0] = static_cast<unsigned char>(c0), b[1] = static_cast<unsigned char>(c1);
+        b[2] = static_cast<unsigned char>(c2), b[3] = 0x80;
+        for (size_t left = 1; left <= 4; ++left)
+          if (msc::tmpl::Utf8SequenceLength(b, left) != msc::Utf8SequenceLength(b, left))
+            ++mismatches;
+        if (c0 >= 0xF0 && c0 <= 0xF4 && c1 >= 0x80 && c1 <= 0xBF && c2 >= 0x80 && c2 <= 0xBF) {
+          for (int c3 = 0; c3 < 256; ++c3) {
+            b[3] = static_cast<unsigned char>(c3);
+            if (msc::tmpl::Utf8SequenceLength(b, 4) != msc::Utf8SequenceLength(b, 4)) ++mismatches;
+          }
+        }
+      }
+    }
+  }
+  CHECK(mismatches == 0);
 }

@@ -1,4 +1,5 @@
-// Numerical tests of nn/conv2d, msc/conv2d_bias and the GEMM shaders against ref::Conv2d/Gemm.
+// Numerical tests of nn/conv2d, msc/conv2d_bias and the GEMM shaders (runtime ops_gemm.cc; the
+// 1-D convolutions: test_ops_conv1d_pool1d.cc) against ref::Conv2d/Gemm.
 #include <algorithm>
 
 #include "reference.h"
@@ -6,6 +7,9 @@
 
 namespace ops = msc_vk::ops;
 using msc_vk::Shape;
+using msc_vk::Tensor;
+using vkt::RunProgram;
+using Vec = std::vector<float>;
 
 namespace {
 
@@ -405,4 +409,47 @@ TEST_CASE(
       CHECK(sg_kernel != (p.Profile().count("matmul") != 0));
       vkt::ExpectNoValidationMessages(ctx);
     }
+}
+
+TEST_CASE("batch_matmul transpose_a / transpose_b and msc.matmul") {
+  for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()}) {
+    msc_vk::Context& ctx = *ctx_ptr;
+    const int64_t B = 3, M = 19, K = 12, N = 10;
+    for (int ta = 0; ta < 2; ++ta) {
+      for (int tb = 0; tb < 2; ++tb) {
+        INFO("transpose_a " << ta << " transpose_b " << tb);
+        vkt::Arena ar(ctx, 1 << 20);
+        const Vec ad = vkt::Random(B * M * K, 50 + ta), bd = vkt::Random(B * K * N, 60 + tb);
+        // The reference takes a as [B, M, K]: transpose the stored [B, K, M] for transpose_a.
+        Vec a_mk = ad;
+        if (ta) {
+          for (int64_t b = 0; b < B; ++b)
+            for (int64_t m = 0; m < M; ++m)
+              for (int64_t k = 0; k < K; ++k) a_mk[(b * M + m) * K + k] = ad[(b * K + k) * M + m];
+        }
+        const Vec expect = ref::Gemm(a_mk, bd, {}, B, M, N, K, tb, M * K, K * N);
+        Tensor a = ar.Input("a", ta ? Shape{B, K, M} : Shape{B, M, K}, ad);
+        Tensor b = ar.Input("b", tb ? Shape{B, N, K} : Shape{B, K, N}, bd);
+        Tensor y = ar.Alloc("bmm", {B, M, N});
+        RunProgram(ctx, 1, [&](msc_vk::Program& p) { ops::BatchMatmul(p, a, b, y, ta, tb); });
+        vkt::ExpectClose(ar.Read(y), expect, 1e-4, 1e-4);
+      }
+    }
+    vkt::Arena ar(ctx, 1 << 20);
+    const Vec ad = vkt::Random(2 * 5 * 8, 70), bd = vkt::Random(8 * 4, 71);
+    const Vec expect = ref::Gemm(ad, bd, {}, 2, 5, 4, 8, false, 5 * 8, 0);
+    Tensor a = ar.Input("a", {2, 5, 8}, ad), b = ar.Input("b", {8, 4}, bd);
+    Tensor y = ar.Alloc("mm", {2, 5, 4});
+    RunProgram(ctx, 1, [&](msc_vk::Program& p) { ops::MscMatmul(p, a, b, y); });
+    vkt::ExpectClose(ar.Read(y), expect, 1e-5, 1e-5);
+    vkt::ExpectNoValidationMessages(ctx);
+  }
+  vkt::Arena ar(vkt::Ctx(), 1 << 20);
+  msc_vk::Program p(vkt::Ctx());
+  vkt::ExpectError(
+      [&] {
+        ops::BatchMatmul(p, ar.Alloc("a", {2, 3, 4}), ar.Alloc("b", {2, 3, 5}),
+                         ar.Alloc("bmm", {2, 4, 5}), false, false);
+      },
+      "nn.batch_matmul 'bmm': inner dims differ");
 }

@@ -89,4 +89,28 @@ class ScopedEnv {
 // A unique path under the system temp dir.
 std::string TempPath(const std::string& name);
 
+// Coordinates of row-major index i in shape s, and back.
+inline std::vector<int64_t> Unravel(int64_t i, const msc_vk::Shape& s) {
+  std::vector<int64_t> c(s.size());
+  for (int d = static_cast<int>(s.size()) - 1; d >= 0; --d) {
+    c[d] = i % s[d];
+    i /= s[d];
+  }
+  return c;
+}
+inline int64_t Ravel(const std::vector<int64_t>& c, const msc_vk::Shape& s) {
+  int64_t i = 0;
+  for (size_t d = 0; d < s.size(); ++d) i = i * s[d] + c[d];
+  return i;
+}
+
+// Runs `add` (recording kernels) on a fresh program of `ctx`; checks the dispatch count.
+template <class F>
+void RunProgram(msc_vk::Context& ctx, size_t dispatches, F&& add) {
+  msc_vk::Program p(ctx);
+  add(p);
+  CHECK(p.num_dispatches() == dispatches);
+  p.Run();
+}
+
 }  // namespace vkt

@@ -1,5 +1,5 @@
-// BatchNorm, pooling and Softmax (shaders nn/batch_norm, common/pool2d.glsl, nn/softmax); Mean
-// lives with the other reductions in ops_reduce.cc.
+// Pooling: max / avg / adaptive avg, 2-D (shaders nn/*_pool2d on common/pool2d.glsl) and 1-D (the
+// same kernels on [N, C, 1, W] views, shaders nn/*_pool1d).
 #include <algorithm>
 #include <string>
 
@@ -83,60 +83,36 @@ void Pool(Program& p, const char* optype, const char* stem, const Tensor& x, con
                       y);
 }
 
-}  // namespace
-
-namespace detail {
-
-void PoolImpl(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& y,
-              const Pool2dAttrs& a, bool adaptive) {
-  Pool(p, optype, stem, x, y, a, adaptive);
-}
-
-void SoftmaxImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& y,
-                 int64_t axis) {
-  CheckFloat(op, y, {&x, &y});
-  if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
-  if (x.shape.empty()) Fail(op, y, "input must have at least one dim");
-  const int64_t ax = NormAxis(axis, x.shape.size(), op, y);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < ax; ++d) outer *= x.shape[d];
-  for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
-  struct {
-    uint32_t outer, L, inner;
-  } push{U32(outer, op, y, "outer"), U32(x.shape[ax], op, y, "axis size"),
-         U32(inner, op, y, "inner")};
-  if (x.numel() == 0) return;
-  LaunchFloat(p, stem, {InTexel(x), Out(y)}, push, {}, Grid1D(p.context(), outer * inner, 64), y);
-}
-
-}  // namespace detail
-
-void BatchNorm(Program& p, const Tensor& x, const Tensor& gamma, const Tensor& beta,
-               const Tensor& mean, const Tensor& var, const Tensor& y, int64_t axis,
-               double epsilon) {
-  const char* op = "nn.batch_norm";
-  detail::CheckFloat(op, y, {&x, &gamma, &beta, &mean, &var, &y});
-  if (x.shape != y.shape) Fail(op, y, "input " + x.Describe() + " and output differ in shape");
-  const int64_t ax = detail::NormAxis(axis, x.shape.size(), op, y);
-  const int64_t C = x.dim(static_cast<int>(ax));
-  for (const Tensor* t : {&gamma, &beta, &mean, &var}) {
-    if (t->numel() != C)
-      Fail(op, y, t->Describe() + " must have " + std::to_string(C) + " elements");
+void Pool1dImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& y,
+                const Pool1dAttrs& a, bool adaptive) {
+  detail::CheckFloat(op, y, {&x, &y});
+  CheckRank(op, y, x, 3, "input");
+  CheckRank(op, y, y, 3, "output");
+  const int64_t N = x.dim(0), C = x.dim(1), W = x.dim(2);
+  int64_t OW = y.dim(2);
+  if (!adaptive) {
+    if (a.pool_size < 1 || a.stride < 1 || a.dilation < 1)
+      Fail(op, y, "pool_size, strides and dilation must be >= 1");
+    if (a.padding[0] < 0 || a.padding[1] < 0) Fail(op, y, "padding must be >= 0");
+    OW = PoolOut(W, a.pool_size, a.stride, a.padding[0], a.padding[1], a.dilation, a.ceil_mode);
   }
-  int64_t inner = 1;
-  for (size_t d = ax + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
-  const bool vec4 = inner % 4 == 0;
-  struct {
-    uint32_t total, C, inner;
-    float epsilon;
-  } push{U32(x.numel(), op, y, "elements"), U32(C, op, y, "C"), U32(inner, op, y, "inner"),
-         static_cast<float>(epsilon)};
-  detail::LaunchFloat(p, "nn/batch_norm",
-                      {InTexel(x, vec4 ? View::kTexelVec4 : View::kTexelFloat), InTexel(gamma),
-                       InTexel(beta), InTexel(mean), InTexel(var), Out(y)},
-                      push, {vec4 ? 1u : 0u},
-                      Grid1D(p.context(), vec4 ? x.numel() / 4 : x.numel(), 64), y);
+  if (y.shape != Shape{N, C, OW} || OW < 1) {
+    Fail(op, y,
+         "output " + y.Describe() + " does not match the computed shape " +
+             ShapeToString({N, C, OW}));
+  }
+  Pool2dAttrs a2;
+  a2.pool_size = {1, a.pool_size};
+  a2.strides = {1, a.stride};
+  a2.padding = {0, a.padding[0], 0, a.padding[1]};
+  a2.dilation = {1, a.dilation};
+  a2.ceil_mode = a.ceil_mode;
+  a2.count_include_pad = a.count_include_pad;
+  Pool(p, op, stem, detail::Reshaped(x, {N, C, 1, W}), detail::Reshaped(y, {N, C, 1, OW}), a2,
+       adaptive);
 }
+
+}  // namespace
 
 void MaxPool2d(Program& p, const Tensor& x, const Tensor& y, const Pool2dAttrs& a) {
   Pool(p, "nn.max_pool2d", "nn/max_pool2d", x, y, a, false);
@@ -150,8 +126,16 @@ void AdaptiveAvgPool2d(Program& p, const Tensor& x, const Tensor& y) {
   Pool(p, "nn.adaptive_avg_pool2d", "nn/adaptive_avg_pool2d", x, y, Pool2dAttrs{}, true);
 }
 
-void Softmax(Program& p, const Tensor& x, const Tensor& y, int64_t axis) {
-  detail::SoftmaxImpl(p, "nn.softmax", "nn/softmax", x, y, axis);
+void MaxPool1d(Program& p, const Tensor& x, const Tensor& y, const Pool1dAttrs& a) {
+  Pool1dImpl(p, "nn.max_pool1d", "nn/max_pool1d", x, y, a, false);
+}
+
+void AvgPool1d(Program& p, const Tensor& x, const Tensor& y, const Pool1dAttrs& a) {
+  Pool1dImpl(p, "nn.avg_pool1d", "nn/avg_pool1d", x, y, a, false);
+}
+
+void AdaptiveAvgPool1d(Program& p, const Tensor& x, const Tensor& y) {
+  Pool1dImpl(p, "nn.adaptive_avg_pool1d", "nn/adaptive_avg_pool1d", x, y, Pool1dAttrs{}, true);
 }
 
 }  // namespace ops
