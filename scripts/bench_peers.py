@@ -68,6 +68,7 @@ import json
 import os
 import platform
 import re
+import select
 import shutil
 import statistics
 import subprocess
@@ -109,8 +110,10 @@ def sh(cmd, env=None, cwd=None, timeout=3600):
     proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, **(env or {})), cwd=cwd,
                           timeout=timeout)
     if proc.returncode != 0:
-        tail = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()][-6:]
-        raise Failed("%s exited %d: %s" % (os.path.basename(cmd[0]), proc.returncode, " | ".join(tail)[-600:]))
+        lines = [ln.strip() for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
+        errors = [ln for ln in lines if "error" in ln.lower()]
+        raise Failed("%s exited %d: %s" % (os.path.basename(cmd[0]), proc.returncode,
+                                           " | ".join(errors[:2] or lines[-4:])[:500]))
     return proc.stdout
 
 
@@ -357,23 +360,37 @@ def peer_version(peer):
 
 
 class Worker:
+    """One peer with one model loaded, in its own process; a request past its timeout kills it."""
+
     def __init__(self, peer, python, threads):
         self.peer = peer
+        self.dead = None
         self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", peer, "--threads", str(threads)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      env=dict(os.environ, **thread_env(threads)), cwd="/")
 
-    def ask(self, **req):
+    def ask(self, timeout, **req):
+        if self.dead:
+            return {"ok": False, "error": True, "msg": self.dead}
         self.proc.stdin.write(json.dumps(req) + "\n")
         self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            self.proc.kill()
+            self.proc.wait()
+            self.dead = "%s took over %d s (killed)" % ("load + first inference" if req["op"] == "load" else
+                                                        "the timed runs", timeout)
+            return {"ok": False, "error": True, "msg": self.dead}
         line = self.proc.stdout.readline()
         if not line:
-            return {"ok": False, "error": True, "msg": "worker exited (%s)" % self.proc.poll()}
+            self.dead = "worker exited (%s)" % self.proc.wait()
+            return {"ok": False, "error": True, "msg": self.dead}
         return json.loads(line)
 
     def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
+        if not self.dead:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -569,6 +586,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--budget", type=float, default=60.0,
                     help="seconds per measurement after which the runs stop (at least 3 ran)")
+    ap.add_argument("--load-timeout", type=int, default=300,
+                    help="seconds a peer may take to load a model and run it once (else: no run)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=os.path.join(CACHE, "bench-peers"),
                     help="exports, conversions and builds, reused across runs")
@@ -623,13 +642,17 @@ def main():
 
     # 2. conversions, 3. loads + checks
     results = {name: {} for name in args.models}
-    workers = {}
+    workers = {}  # (peer, model) -> Worker
     versions = {}
+
+    def python_of(p):
+        return main_py if PEERS[p][1] == "main" else peers_py
     for p in args.peers:
         if PEERS[p][1] is not None:
-            workers[p] = Worker(p, main_py if PEERS[p][1] == "main" else peers_py, args.threads)
-            v = workers[p].ask(op="version")
+            w = Worker(p, python_of(p), args.threads)
+            v = w.ask(120, op="version")
             versions[p] = v.get("version") or v.get("msg")
+            w.close()
         else:
             versions[p] = sh([args.binary, "--version"]).strip()
     wrong = False
@@ -648,8 +671,10 @@ def main():
                 r.update(status="no conversion", msg=str(err))
                 print("%-16s %-13s conversion failed: %s" % (name, p, err), flush=True)
                 continue
-            if p in workers:
-                ans = workers[p].ask(op="load", model=name, model_dir=mdir, conv_dir=cdir, tol=tol)
+            if PEERS[p][1] is not None:
+                workers[(p, name)] = Worker(p, python_of(p), args.threads)
+                ans = workers[(p, name)].ask(args.load_timeout, op="load", model=name, model_dir=mdir, conv_dir=cdir,
+                                             tol=tol)
                 if ans.get("error"):
                     r.update(status="no run", msg=ans["msg"])
                 elif not ans["ok"]:
@@ -677,9 +702,9 @@ def main():
                 r = results[name][p]
                 if r.get("status") != "ok":
                     continue
-                if p in workers:
-                    ans = workers[p].ask(op="time", model=name, runs=args.runs, warmup=args.warmup,
-                                         budget=args.budget)
+                if (p, name) in workers:
+                    ans = workers[(p, name)].ask(args.load_timeout + 2 * args.budget, op="time", model=name,
+                                                 runs=args.runs, warmup=args.warmup, budget=args.budget)
                     if not ans.get("ok"):
                         r.update(status="no run", msg=ans.get("msg"))
                         continue
