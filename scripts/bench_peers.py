@@ -222,8 +222,11 @@ def make_runner(peer, mdir, cdir, threads):
 
         def run(arrays):
             ex = net.create_extractor()
-            for n, a in zip(ins, arrays):  # pnnx's ncnn models take the input without its batch dim
-                ex.input(n, ncnn.Mat(np.ascontiguousarray(a.astype(np.float32).squeeze(0))))
+            # pnnx's ncnn models take the input without its batch dim; ncnn.Mat borrows the numpy
+            # buffer, which must outlive the extraction
+            keep = [np.ascontiguousarray(a.astype(np.float32).squeeze(0)) for a in arrays]
+            for n, a in zip(ins, keep):
+                ex.input(n, ncnn.Mat(a))
             res = []
             for n in outs:
                 ret, m = ex.extract(n)
