@@ -487,7 +487,12 @@ def convert(peer, name, mdir, work, binary, peers_bin, threads):
                 os.replace(mlir + ".tmp", mlir)
             target = (["--iree-hal-target-backends=vulkan-spirv"] if peer == "iree-vk" else
                       ["--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host"])
-            sh([os.path.join(peers_bin, "iree-compile"), mlir] + target + ["-o", os.path.join(out, "model.vmfb")])
+            try:
+                sh([os.path.join(peers_bin, "iree-compile"), mlir] + target + ["-o", os.path.join(out, "model.vmfb")])
+            except Failed as err:  # name the op, not the whole MLIR line
+                op = re.search(r'failed to legalize operation .*?name = "([\w.]+)"', str(err))
+                raise Failed("iree-compile: %s not legalized (%s)" % (op.group(1), re.sub(r".*error: ", "", str(err))[:160])
+                             if op else str(err))
         cached(out + ".done", do)
         return out
     return os.path.join(work, name)  # ort-cpu, openvino-cpu, torch-cpu read the export itself
