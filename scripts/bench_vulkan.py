@@ -71,9 +71,30 @@ def export(name, out):
         run([PY, os.path.join(ROOT, "examples", "models", "export.py"), "--model", name, "--out", out])
 
 
+def vk_bench(binary, runs, env=None, warmup=None):
+    """(p50 ms, p90 ms, stdout) of `binary --bench runs` (a generated vulkan project's model)."""
+    out = run([binary, "--bench", str(runs)] + (["--warmup", str(warmup)] if warmup is not None else []), env=env)
+    m = re.search(r"p50 ([0-9.]+) ms, p90 ([0-9.]+) ms", out)
+    return float(m.group(1)), float(m.group(2)), out
+
+
 def vk_p50(binary, runs, env=None):
-    out = run([binary, "--bench", str(runs)], env=env)
-    return float(re.search(r"p50 ([0-9.]+) ms", out).group(1)), out
+    p50, _, out = vk_bench(binary, runs, env)
+    return p50, out
+
+
+def generate(binary, exp, backend, out, extra=()):
+    """msc-codegen generate of the export folder `exp` (graph.json, weights.safetensors, golden/)."""
+    run([binary, "generate", "--graph", exp + "/graph.json", "--weights", exp + "/weights.safetensors",
+         "--golden", exp + "/golden", "--backend", backend, "--out", out] + list(extra))
+
+
+def build_vulkan(project, env=None):
+    """Release build of a generated vulkan project into <project>/build (cmake honours
+    CMAKE_CXX_COMPILER_LAUNCHER=ccache from the environment)."""
+    run(["cmake", "-S", project, "-B", project + "/build", "-DCMAKE_BUILD_TYPE=Release"], env=env)
+    run(["cmake", "--build", project + "/build", "-j2"], env=env)
+    return project + "/build/model"
 
 
 def load():
@@ -107,16 +128,12 @@ def main():
             projects = {}
             for backend in ("vulkan", "torch"):
                 projects[backend] = os.path.join(tmp, name + "-" + backend)
-                run([args.binary, "generate", "--graph", exp + "/graph.json", "--weights", exp + "/weights.safetensors",
-                     "--golden", exp + "/golden", "--backend", backend, "--out", projects[backend]])
+                generate(args.binary, exp, backend, projects[backend])
             if args.fp16:
                 projects["fp16"] = os.path.join(tmp, name + "-vulkan-fp16")
-                run([args.binary, "generate", "--graph", exp + "/graph.json", "--weights", exp + "/weights.safetensors",
-                     "--golden", exp + "/golden", "--backend", "vulkan", "--precision", "fp16",
-                     "--out", projects["fp16"]])
+                generate(args.binary, exp, "vulkan", projects["fp16"], ["--precision", "fp16"])
             for key in ("vulkan", "fp16") if args.fp16 else ("vulkan",):
-                run(["cmake", "-S", projects[key], "-B", projects[key] + "/build", "-DCMAKE_BUILD_TYPE=Release"])
-                run(["cmake", "--build", projects[key] + "/build", "-j2"])
+                build_vulkan(projects[key])
             vk = projects["vulkan"]
             model = vk + "/build/model"
             golden = run([model]).strip().splitlines()[-1]

@@ -8,7 +8,10 @@
 #       safetensors package generated Python projects read weights with, which Debian does not
 #       package) (CMake's MSC_PYTHON);
 #   bash scripts/install_venv.sh build     build tools from PyPI, scripts/requirements-build.txt
-#       (the cmake that scripts/install_onnx.sh needs).
+#       (the cmake that scripts/install_onnx.sh needs);
+#   bash scripts/install_venv.sh peers     the runtimes scripts/bench_peers.py compares against
+#       (ncnn + pnnx, IREE compiler + runtime, ONNX Runtime, OpenVINO, onnx; no torch), pinned in
+#       scripts/requirements-peers.txt.
 #
 # Idempotent: a venv whose stamp matches the pins file is reused as it is (well under a second);
 # when the pins change, it is rebuilt from scratch. Both the venv and pip's download cache live
@@ -26,7 +29,8 @@ case "${1:-today}" in
   debian) PINS="$ROOT/scripts/requirements-debian.txt" VENV="${MSC_VENV:-$CACHE/venv-debian}"
     VENV_FLAGS="--system-site-packages" ;;
   build) PINS="$ROOT/scripts/requirements-build.txt" VENV="${MSC_VENV:-$CACHE/venv-build}" VENV_FLAGS="" ;;
-  *) echo "usage: install_venv.sh [today|debian|build]" >&2; exit 2 ;;
+  peers) PINS="$ROOT/scripts/requirements-peers.txt" VENV="${MSC_VENV:-$CACHE/venv-peers}" VENV_FLAGS="" ;;
+  *) echo "usage: install_venv.sh [today|debian|build|peers]" >&2; exit 2 ;;
 esac
 BASE=/usr/bin/python3
 stamp="$(cat "$PINS" | sha256sum | cut -d' ' -f1)${VENV_FLAGS:+ $VENV_FLAGS} $("$BASE" -c 'import sys; print(sys.version.split()[0])')"
@@ -41,6 +45,14 @@ rm -rf "$VENV"
 # --no-deps: the pins are the whole closure (pip freeze); nothing else may be resolved in.
 PIP_CACHE_DIR="$CACHE/pip" "$VENV/bin/pip" install --no-input --no-deps -q -r "$PINS" >&2
 # pip check would also judge Debian's own packages in the debian tier (python3-gi lacks pycairo).
-[ -n "$VENV_FLAGS" ] || "$VENV/bin/pip" check >&2
+# peers: pnnx's wheel requires torch, which its ONNX path (the only one used) does not need.
+if [ -z "$VENV_FLAGS" ]; then
+  if [ "${1:-today}" = peers ]; then
+    problems="$("$VENV/bin/pip" check 2>&1 | grep -v -e '^pnnx [0-9]* requires torch, which is not installed\.$' -e '^No broken requirements found\.$' || true)"
+    [ -z "$problems" ] || { echo "$problems" >&2; exit 1; }
+  else
+    "$VENV/bin/pip" check >&2
+  fi
+fi
 echo "$stamp" >"$VENV/.msc-stamp"
 echo "$VENV/bin/python"

@@ -245,9 +245,11 @@ def ort_max_abs_diff(model_bytes: bytes, spec: ModelSpec, outputs: Sequence[np.n
     return max(float(np.max(np.abs(g.astype(np.float64) - o.astype(np.float64)))) for g, o in zip(got, outputs))
 
 
-def export_onnx(name: str, opset: int, out_dir: str, seed: int = 0, exporter: str = "legacy") -> Dict[str, object]:
-    """Build ``name``, export it with ``exporter`` (:data:`EXPORTERS`) at ``opset`` into ``out_dir``
-    (layout: module docstring), check it.
+def export_onnx(name: str, opset: int, out_dir: str, seed: int = 0, exporter: str = "legacy",
+                spec: Optional[ModelSpec] = None) -> Dict[str, object]:
+    """Build ``name`` (or take the already built ``spec``: a caller that also exports the same
+    model object another way, scripts/bench_peers.py), export it with ``exporter``
+    (:data:`EXPORTERS`) at ``opset`` into ``out_dir`` (layout: module docstring), check it.
 
     Returns ``{"model": path, "inputs": [paths], "outputs": [paths], "ops": {op_type: count},
     "bytes": model size, "seconds": {"build", "export", "golden", "write"}: (wall, cpu),
@@ -272,7 +274,7 @@ def export_onnx(name: str, opset: int, out_dir: str, seed: int = 0, exporter: st
         seconds[key] = (now[0] - start[0], now[1] - start[1])
 
     t = _clock()
-    spec = build_model(name, seed)
+    spec = spec if spec is not None else build_model(name, seed)
     _since("build", t)
 
     t = _clock()
