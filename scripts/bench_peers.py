@@ -53,6 +53,9 @@ p50 / p90 ms (median over rounds), runs per round, the check (max abs error, tol
 ratios msc-vk / best Vulkan peer (ncnn-vk, iree-vk), msc-vk / ort-cpu, msc-vk / best CPU peer
 (< 1: msc-codegen faster); the same for msc-vk-fp16. The machine's load average is printed at start
 and end and written with the table: on a shared machine compare runs taken at the same load.
+Appendix (unless --no-profile): each msc-codegen project's `model --bench N --profile`, the
+--profile-rows (8) op types that take the most GPU time (timestamp queries), so the next
+bottleneck is visible.
 
 Environments: this script runs under any Python 3 with numpy (Debian's /usr/bin/python3);
 exports, PyTorch and TVM run in the project venv (scripts/install_venv.sh, torch 2.15, apache-tvm
@@ -67,7 +70,6 @@ binary, a venv that cannot be created, an export that fails).
 import argparse
 import json
 import os
-import platform
 import re
 import select
 import shutil
@@ -116,6 +118,17 @@ def sh(cmd, env=None, cwd=None, timeout=3600):
         raise Failed("%s exited %d: %s" % (os.path.basename(cmd[0]), proc.returncode,
                                            " | ".join(errors[:2] or lines[-4:])[:500]))
     return proc.stdout
+
+
+def run_failure(err):
+    """Failed(one line) for a bench_vulkan.run failure (SystemExit "failed: CMD\nOUTPUT"): the
+    command's first words and its first error lines (else its last lines)."""
+    head, _, out = str(err).partition("\n")
+    cmd = head.replace("failed: ", "", 1).split()
+    lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    return Failed("%s: %s" % (" ".join(os.path.basename(w) for w in cmd[:2]) or "?",
+                              " | ".join(errors[:2] or lines[-3:])[:500]))
 
 
 def percentile(sorted_ms, p):
@@ -250,8 +263,22 @@ def make_runner(peer, mdir, cdir, threads):
         names = [n for n in module.function_names if not n.startswith("__") and not n.endswith("$async")]
         fn = getattr(ctx.modules, module.name)[names[0]]
 
+        staged = {}  # id(input) -> (input, its page-aligned copy), made once
+
+        def page_aligned(a, align=4096):
+            """A copy of `a` starting on a page: IREE's Vulkan driver imports host arrays without a
+            copy and requires minImportedHostPointerAlignment (4096 on lavapipe)."""
+            buf = np.empty(a.nbytes + align, dtype=np.uint8)
+            off = (-buf.ctypes.data) % align
+            out = buf[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
+            out[...] = a
+            return out
+
         def run(arrays):
-            res = fn(*arrays)
+            for a in arrays:
+                if id(a) not in staged or staged[id(a)][0] is not a:
+                    staged[id(a)] = (a, page_aligned(np.ascontiguousarray(a)))
+            res = fn(*[staged[id(a)][1] for a in arrays])
             res = res if isinstance(res, (list, tuple)) else [res]
             return [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in res]
         return run
@@ -397,7 +424,11 @@ class Worker:
     def close(self):
         if not self.dead:
             self.proc.stdin.close()
-            self.proc.wait(timeout=60)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # a runtime's threads keep it busy
+                self.proc.kill()
+                self.proc.wait()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -411,17 +442,23 @@ def venv_python(tier):
     return proc.stdout.strip().splitlines()[-1]
 
 
-def cached(stamp, fn):
-    """Runs fn() unless `stamp` exists; a failure is remembered (stamp.failed) and re-raised."""
+def cached(stamp, fn, remember_failure=True):
+    """Runs fn() unless `stamp` exists; with remember_failure a failure is remembered
+    (stamp.failed: the peers' converters are pinned, so it would fail again) and re-raised;
+    without (msc-codegen's own projects: the binary and templates change) it is tried again on
+    the next run."""
     if os.path.exists(stamp):
         return
     if os.path.exists(stamp + ".failed"):
-        raise Failed(open(stamp + ".failed").read())
+        if remember_failure:
+            raise Failed(open(stamp + ".failed").read())
+        os.remove(stamp + ".failed")
     try:
         fn()
     except Failed as err:
-        with open(stamp + ".failed", "w") as f:
-            f.write(str(err))
+        if remember_failure:
+            with open(stamp + ".failed", "w") as f:
+                f.write(str(err))
         raise
     open(stamp, "w").close()
 
@@ -438,8 +475,8 @@ def convert(peer, name, mdir, work, binary, peers_bin, threads):
                 generate(binary, mdir, "vulkan", proj, ["--precision", "fp16"] if peer.endswith("fp16") else [])
                 build_vulkan(proj, env={"CMAKE_CXX_COMPILER_LAUNCHER": "ccache", "CCACHE_BASEDIR": work})
             except SystemExit as err:  # bench_vulkan.run's failure
-                raise Failed(str(err)[-600:])
-        cached(proj + ".done", do)
+                raise run_failure(err)
+        cached(proj + ".done", do, remember_failure=False)
         return proj
     if peer == "tvm-cpu":
         proj = os.path.join(work, name, "relax")
@@ -449,8 +486,8 @@ def convert(peer, name, mdir, work, binary, peers_bin, threads):
             try:
                 generate(binary, mdir, "relax", proj)
             except SystemExit as err:
-                raise Failed(str(err)[-600:])
-        cached(proj + ".done", do)
+                raise run_failure(err)
+        cached(proj + ".done", do, remember_failure=False)
         return proj
     if peer in ("ncnn-vk", "ncnn-cpu"):
         out = os.path.join(work, name, "ncnn")
@@ -534,7 +571,18 @@ def ratio_line(res, msc, peers):
     return "%.2f (%s)" % (r, p), r
 
 
-def render(results, peers, models, info):
+def profile_rows(out, n):
+    """The header and the `n` costliest op types of a `model --profile` output (harness.cc
+    PrintProfile: stem, dispatches, ms per inference, share of GPU time)."""
+    lines = out.splitlines()
+    for i, ln in enumerate(lines):
+        if ln.startswith("profile:"):
+            rows = [r for r in lines[i + 1:] if r.startswith("  ")]
+            return [ln] + rows[:n] + (["  ... %d more op types" % (len(rows) - n)] if len(rows) > n else [])
+    return ["(no profile in the output)"]
+
+
+def render(results, peers, models, info, profiles=None):
     out = [MARK_BEGIN, "", "Generated by `%s` on %s." % (info["command"], info["date"]), "",
            "- machine: %s, %d cores; load average %s at start, %s at end" % (
                info["cpu"], info["cores"], info["load_start"], info["load_end"]),
@@ -568,6 +616,12 @@ def render(results, peers, models, info):
                 parts.append("vs %s %s" % (label, ratio_line(res, msc, group)[0]))
             out.append("%s p50 ratio (< 1: msc-codegen faster): %s" % (msc, "; ".join(parts)) + "  ")
         out.append("")
+    if profiles:
+        out += ["### Appendix: where msc-codegen's Vulkan time goes (`model --bench N --profile`)", "",
+                "GPU time per op type from timestamp queries around every dispatch (mean per inference; "
+                "conv rows split by algorithm), the costliest first.", ""]
+        for (name, p), rows in sorted(profiles.items()):
+            out += ["%s, %s:" % (name, p), "", "```"] + rows + ["```", ""]
     out.append(MARK_END)
     return "\n".join(out)
 
@@ -605,6 +659,8 @@ def main():
                     help="exports, conversions and builds, reused across runs")
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "msc-codegen"))
     ap.add_argument("--no-write", action="store_true", help="do not touch docs/performance.md")
+    ap.add_argument("--no-profile", action="store_true", help="no per-kernel profile appendix")
+    ap.add_argument("--profile-rows", type=int, default=8, help="op types per profile in the appendix")
     ap.add_argument("--quick", action="store_true", help="smoke run: --runs 3 --rounds 1 --warmup 1")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--export", nargs=2, metavar=("MODEL", "DIR"), help=argparse.SUPPRESS)
@@ -694,6 +750,8 @@ def main():
                     wrong = True
                 else:
                     r.update(status="ok", msg=ans["msg"])
+                if r["status"] != "ok":  # not timed: its runtime's threads must not run on
+                    workers.pop((p, name)).close()
             else:
                 model = os.path.join(cdir, "build", "model")
                 proc = subprocess.run([model], capture_output=True, text=True)
@@ -736,6 +794,18 @@ def main():
                       flush=True)
     for w in workers.values():
         w.close()
+    # 4b. per-kernel profiles of msc-codegen's projects (the appendix): where the time goes
+    profiles = {}
+    if not args.no_profile:
+        for name in args.models:
+            for p in ("msc-vk", "msc-vk-fp16"):
+                if p in args.peers and results[name].get(p, {}).get("status") == "ok":
+                    try:
+                        _, _, out = vk_bench(os.path.join(work, name, p, "build", "model"), max(args.runs, 10),
+                                             warmup=args.warmup, extra=["--profile"])
+                        profiles[(name, p)] = profile_rows(out, args.profile_rows)
+                    except SystemExit as err:
+                        profiles[(name, p)] = ["(profile failed: %s)" % str(err)[-200:]]
     for name in args.models:
         for p, r in results[name].items():
             if r.get("p50s"):
@@ -749,7 +819,7 @@ def main():
             "cpu": cpu, "cores": cores, "driver": driver, "load_start": load_start, "load_end": load_end,
             "threads": args.threads, "runs": args.runs, "warmup": args.warmup, "rounds": args.rounds,
             "budget": args.budget, "wall": time.time() - t_start, "cached": cached_all, "versions": versions}
-    block = render(results, args.peers, args.models, info)
+    block = render(results, args.peers, args.models, info, profiles)
     print("\n" + block)
     print("\nratios (msc p50 / peer p50; < 1: msc-codegen faster):")
     for name in args.models:

@@ -71,9 +71,11 @@ def export(name, out):
         run([PY, os.path.join(ROOT, "examples", "models", "export.py"), "--model", name, "--out", out])
 
 
-def vk_bench(binary, runs, env=None, warmup=None):
-    """(p50 ms, p90 ms, stdout) of `binary --bench runs` (a generated vulkan project's model)."""
-    out = run([binary, "--bench", str(runs)] + (["--warmup", str(warmup)] if warmup is not None else []), env=env)
+def vk_bench(binary, runs, env=None, warmup=None, extra=()):
+    """(p50 ms, p90 ms, stdout) of `binary --bench runs [extra...]` (a generated vulkan project's
+    model; extra e.g. ["--profile"])."""
+    out = run([binary, "--bench", str(runs)] + (["--warmup", str(warmup)] if warmup is not None else []) + list(extra),
+              env=env)
     m = re.search(r"p50 ([0-9.]+) ms, p90 ([0-9.]+) ms", out)
     return float(m.group(1)), float(m.group(2)), out
 

@@ -1,8 +1,10 @@
 # Random-graph differential testing (issue 10, item 4; tests/difftest/difftest.py): 250 random
-# valid graphs (python/msc_export/randgraph.py, seeds 0..249) generated for torch, numpy and
-# vulkan (all graphs merged into ONE Vulkan build, run under the Khronos validation layer); every
-# output of every backend compared with the reference interpreter (per-element tolerances) and
-# with the other backends. Any disagreement or error fails the test and is printed minimized.
+# valid graphs (python/msc_export/randgraph.py, seeds 0..249), merged into ONE graph and generated
+# for every backend the suite finds (tests/common/backends.py; vulkan: one build, run under the
+# Khronos validation layer; relax: on the stand-in TVM, or on MSC_TVM_PYTHON / MSC_TVM_HOME when
+# set); every output of every backend (their harnesses' --save-outputs) compared with the
+# reference interpreter (per-element tolerances) and with the other backends. Any disagreement
+# or error fails the test and is printed minimized.
 # Shaders go through tests/difftest/glslc_cache.py (cache in the build folder), C++ through ccache
 # when installed. Long runs: tests/difftest/difftest.py --minutes 30 --seeds 100000:
 add_test(NAME difftest

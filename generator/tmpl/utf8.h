@@ -2,10 +2,8 @@
 //
 // Well-formed UTF-8 as the Unicode Standard defines it (ch. 3, table 3-7 "Well-Formed UTF-8 Byte
 // Sequences"; RFC 3629): no overlong forms, no surrogates U+D800..U+DFFF, nothing above U+10FFFF,
-// no truncated sequence: what Python's json.loads and nlohmann::json accept. The engine keeps its
-// own copy of this table so that it depends on nothing outside generator/tmpl; the generator's
-// copy is generator/common/utf8.h, and tests/unit/test_tmpl.cc checks that the two agree on every
-// sequence of up to four bytes that can start one.
+// no truncated sequence: what Python's json.loads and nlohmann::json accept. The rest of the
+// generator uses this one too (generator/common/utf8.h).
 #pragma once
 
 #include <cstddef>

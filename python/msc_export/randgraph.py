@@ -1909,6 +1909,45 @@ def b_resize(g: _Gen, op: str):
     g.node(op, [x], attrs, [((x.shape[0], x.shape[1], size[0], size[1]), "float32")], layout="NCHW")
 
 
+# ---- unary ops known from their opdef alone -----------------------------------------------------
+# A unary_math op (opdefs' traits) with a `reference` (a torch callable) that the tables above do
+# not model joins the random graphs by its opdef: inputs drawn from its `domain` (within +-3 for
+# new inputs, 5% inside its finite bounds), the domain as its guard, and a generic error budget
+# for float32 kernels: 16 ULP of the result plus the input's 16 ULP carried through the slope
+# (|x f'(x)|, f' by a central difference of the float64 reference), plus 2e-7 absolute (the
+# polynomial approximations of transcendentals, e.g. erf's Abramowitz & Stegun 7.1.26, 1.5e-7).
+# An op needing a tighter or looser model gets its own entries above.
+
+def _slope(fn, x):
+    x = x.double()
+    h = 1e-6 * torch.clamp(x.abs(), min=1.0)
+    return (fn(x + h) - fn(x - h)) / (2 * h)
+
+
+def _generic_amp(fn):
+    return _amp_unary(lambda x, y: 16 * ULP * (_a(y) + _a(x) * _slope(fn, x).abs()).to(y.dtype) + 2e-7)
+
+
+def _opdef_unary_ops():
+    from . import opdefs
+    for op in opdefs.with_trait("unary_math"):
+        ref = opdefs.reference(op)
+        if op in _UNARY_FLOAT or ref is None:
+            continue
+        fn, domain = ref
+        lo, hi = domain if domain is not None else (-math.inf, math.inf)
+        nlo, nhi = max(lo, -3.0), min(hi, 3.0)
+        pad = 0.05 * (nhi - nlo)
+        _UNARY_FLOAT[op] = ((nlo + (pad if math.isfinite(lo) else 0.0), nhi - (pad if math.isfinite(hi) else 0.0)),
+                            None)
+        if domain is not None:
+            GUARDS[op] = _domain(lo, hi)
+        AMP[op] = _generic_amp(fn)
+        ELEMENTWISE_OPS.add(op)
+
+
+_opdef_unary_ops()
+
 BUILDERS: Dict[str, Callable] = {}
 for _op in _UNARY_FLOAT:
     BUILDERS[_op] = b_unary

@@ -9,9 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "generator/common/utf8.h"
 #include "generator/tmpl/environment.h"
-#include "generator/tmpl/utf8.h"
 #include "generator/tmpl/value.h"
 
 namespace fs = std::filesystem;
@@ -828,31 +826,4 @@ TEST_CASE("tmpl: macro signatures, cached includes and str.format in place") {
         "t.j2:1:14: unsupported format string passed to Undefined.__format__");
   CHECK(Err("{{ '{} {}'.format(1) }}") ==
         "t.j2:1:12: Replacement index 1 out of range for positional args tuple");
-}
-
-// The engine keeps its own copy of the UTF-8 table (generator/tmpl/utf8.h) so that it depends on
-// nothing outside generator/tmpl; it must agree with the generator's (generator/common/utf8.h) on
-// every lead byte followed by every pair of bytes, at every readable length, and on every
-// four-byte sequence whose first three bytes are well formed so far.
-TEST_CASE("tmpl: its UTF-8 table agrees with generator/common/utf8.h") {
-  unsigned char b[4] = {0, 0, 0, 0};
-  size_t mismatches = 0;
-  for (int c0 = 0; c0 < 256; ++c0) {
-    for (int c1 = 0; c1 < 256; ++c1) {
-      for (int c2 = 0; c2 < 256; ++c2) {
-        b[0] = static_cast<unsigned char>(c0), b[1] = static_cast<unsigned char>(c1);
-        b[2] = static_cast<unsigned char>(c2), b[3] = 0x80;
-        for (size_t left = 1; left <= 4; ++left)
-          if (msc::tmpl::Utf8SequenceLength(b, left) != msc::Utf8SequenceLength(b, left))
-            ++mismatches;
-        if (c0 >= 0xF0 && c0 <= 0xF4 && c1 >= 0x80 && c1 <= 0xBF && c2 >= 0x80 && c2 <= 0xBF) {
-          for (int c3 = 0; c3 < 256; ++c3) {
-            b[3] = static_cast<unsigned char>(c3);
-            if (msc::tmpl::Utf8SequenceLength(b, 4) != msc::Utf8SequenceLength(b, 4)) ++mismatches;
-          }
-        }
-      }
-    }
-  }
-  CHECK(mismatches == 0);
 }
