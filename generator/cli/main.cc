@@ -89,7 +89,7 @@ int PrintOps(const std::string& templates, const std::string& opdefs_dir) {
   auto opdefs = msc::opdef::OpDefRegistry::LoadDir(opdefs_dir);
   std::vector<msc::emit::BackendSpec> specs;
   for (const auto& b : msc::emit::ListBackends(templates))
-    specs.push_back(msc::emit::LoadBackendSpec(templates, b));
+    specs.push_back(msc::emit::LoadBackendSpec(templates, b, opdefs));
   size_t width = 6;
   for (const auto& [optype, def] : opdefs.all()) width = std::max(width, optype.size());
   std::cout << std::string("optype") << std::string(width - 6 + 2, ' ');
@@ -145,6 +145,7 @@ int PrintBackends(const std::string& templates, bool json) {
       test = {{"run", spec.test.run},
               {"python", spec.test.python},
               {"merge", spec.test.merge},
+              {"atol", spec.test.atol},
               {"env", spec.test.env}};
     std::vector<std::string> precisions;
     for (const auto& [name, p] : spec.precisions) precisions.push_back(name);

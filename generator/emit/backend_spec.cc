@@ -25,6 +25,13 @@ std::string BackendSpec::OpTemplateFor(const std::string& optype) const {
   return out;
 }
 
+std::string BackendSpec::SnippetFor(const std::string& optype) const {
+  std::string own = OpTemplateFor(optype);
+  if (fs::is_regular_file(fs::path(dir) / own)) return own;
+  auto it = trait_snippet_of.find(optype);
+  return it == trait_snippet_of.end() ? own : it->second;
+}
+
 std::vector<std::string> ListBackends(const std::string& templates_root) {
   std::vector<std::string> names;
   if (!fs::is_directory(templates_root)) return names;
@@ -62,6 +69,18 @@ std::vector<std::string> OptypeList(const StrictYaml& r, const YAML::Node& v,
   return list;
 }
 
+/// A tolerance: a finite number >= 0 (file:line:col errors name `what`).
+double Tolerance(const StrictYaml& r, const YAML::Node& a, const std::string& what) {
+  double x = -1;
+  try {
+    x = a.as<double>();
+  } catch (const YAML::Exception&) {
+    r.Fail(a, what + " must be a number");
+  }
+  if (!(x >= 0) || !std::isfinite(x)) r.Fail(a, what + " must be a finite number >= 0");
+  return x;
+}
+
 /// `precision: {fp16: {weights: {optype: [role, ...]}, atol: X, rtol: X, activations: {mixed:
 /// [optype, ...], same: [optype, ...]}}}`: every entry needs weights, atol and rtol (activations
 /// is optional); tolerances are finite and >= 0, at least one of them > 0.
@@ -85,15 +104,7 @@ void ParsePrecisions(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec
           p.weights[optype] = r.StrList(roles, "precision." + name + ".weights." + optype);
         continue;
       }
-      double x = -1;
-      try {
-        x = a.as<double>();
-      } catch (const YAML::Exception&) {
-        r.Fail(a, "precision." + name + "." + k + " must be a number");
-      }
-      if (!(x >= 0) || !std::isfinite(x))
-        r.Fail(a, "precision." + name + "." + k + " must be a finite number >= 0");
-      (k == "atol" ? p.atol : p.rtol) = x;
+      (k == "atol" ? p.atol : p.rtol) = Tolerance(r, a, "precision." + name + "." + k);
       has[k == "atol" ? 1 : 2] = true;
     }
     if (!has[0] || !has[1] || !has[2])
@@ -107,7 +118,7 @@ void ParsePrecisions(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec
 void ParseTest(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec) {
   TestSpec& t = spec->test;
   bool has_run = false;
-  for (const auto& [k, a] : r.Map(v, "test", {"run", "python", "merge", "env"})) {
+  for (const auto& [k, a] : r.Map(v, "test", {"run", "python", "merge", "atol", "env"})) {
     if (k == "run") {
       t.run = r.StrList(a, "test.run");
       if (t.run.empty()) r.Fail(a, "test.run must name a command");
@@ -118,6 +129,8 @@ void ParseTest(const StrictYaml& r, const YAML::Node& v, BackendSpec* spec) {
         r.Fail(a, "test.python must be debian or tvm, got '" + t.python + "'");
     } else if (k == "merge") {
       t.merge = r.Bool(a, "test.merge");
+    } else if (k == "atol") {
+      t.atol = Tolerance(r, a, "test.atol");
     } else {
       for (const auto& [name, value] : r.Map(a, "test.env", {}))
         t.env[name] = r.Str(value, "test.env." + name);
@@ -161,7 +174,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
        r.Map(root, "backend.yaml",
              {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights",
               "golden", "reserved_names", "memory_plan", "fuse_epilogues", "fuse_elementwise",
-              "passes", "precision", "test"})) {
+              "passes", "precision", "test", "trait_snippets"})) {
     if (key == "summary") {
       spec.summary = r.Str(v, key);
     } else if (key == "op_template") {
@@ -200,6 +213,16 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
           for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
           r.Fail(v, "unknown pass '" + name + "' (known: " + list + ")");
         }
+      }
+    } else if (key == "trait_snippets") {
+      for (const auto& [trait, t] : r.Map(v, "trait_snippets", {})) {
+        if (!opdef::FindTrait(trait))
+          r.Fail(t, "trait_snippets: unknown trait '" + trait + "' (known: " + opdef::TraitNames() +
+                        ")");
+        const std::string path = r.Str(t, "trait_snippets." + trait);
+        if (!fs::is_regular_file(dir / path))
+          r.Fail(t, "trait_snippets." + trait + ": no template " + (dir / path).string());
+        spec.trait_snippets.emplace_back(trait, path);
       }
     } else if (key == "precision") {
       ParsePrecisions(r, v, &spec);
@@ -315,6 +338,10 @@ void ResolveTraits(BackendSpec& spec, const opdef::OpDefRegistry& opdefs) {
     resolve(p.activations_mixed);
     resolve(p.activations_same);
   }
+  spec.trait_snippet_of.clear();
+  for (const auto& [trait, path] : spec.trait_snippets)
+    for (const std::string& optype : opdefs.WithTrait(trait))
+      spec.trait_snippet_of.emplace(optype, path);
 }
 
 BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string& backend,

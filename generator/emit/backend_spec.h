@@ -61,6 +61,10 @@ struct TestSpec {
   std::string python;
   /// Many small graphs are run as one merged project (a build per project costs minutes).
   bool merge = false;
+  /// The absolute float error the backend's kernels may add to exact float32 math (e.g. a GPU's
+  /// approximate transcendentals); a test comparing with golden data made elsewhere (ONNX's own
+  /// tests) takes max(its atol, this). 0: none beyond float32 rounding.
+  double atol = 0;
   /// Extra environment of the run (e.g. MSC_VK_VALIDATION=1), sorted by name.
   std::map<std::string, std::string> env;
 };
@@ -94,8 +98,19 @@ struct BackendSpec {
   bool has_test = false;
   TestSpec test;
 
-  /// Snippet path for an optype, relative to dir: "nn.conv2d" -> "ops/nn/conv2d.py.j2".
+  /// backend.yaml `trait_snippets: {TRAIT: TEMPLATE}` in file order: the snippet of an op that
+  /// has that opdef trait and no snippet of its own (vulkan: every `unary_math` op is one
+  /// ops::Unary call), so such an op needs no per-op file. Paths relative to dir.
+  std::vector<std::pair<std::string, std::string>> trait_snippets;
+  /// optype -> its trait snippet (filled by ResolveTraits; the first matching trait wins).
+  std::map<std::string, std::string> trait_snippet_of;
+
+  /// The op's own snippet path, relative to dir: "nn.conv2d" -> "ops/nn/conv2d.py.j2" (where
+  /// new-op writes one; it may not exist).
   std::string OpTemplateFor(const std::string& optype) const;
+  /// The snippet that renders the optype: its own when that file exists, else its trait
+  /// snippet (trait_snippets, after ResolveTraits), else its own path (missing: unsupported).
+  std::string SnippetFor(const std::string& optype) const;
 };
 
 /// Names `generate --precision` takes: "fp32" (the default: the graph's own dtypes) and "fp16".

@@ -53,7 +53,7 @@ void RegisterCodegenFilters(tmpl::Environment& env) {
 }
 
 bool HasSnippet(const BackendSpec& spec, const std::string& optype) {
-  return fs::is_regular_file(fs::path(spec.dir) / spec.OpTemplateFor(optype));
+  return fs::is_regular_file(fs::path(spec.dir) / spec.SnippetFor(optype));
 }
 
 namespace {
@@ -224,7 +224,7 @@ void RenderSnippets(tmpl::Environment& env, const BackendSpec& spec, const ir::M
       continue;
     }
     auto it = tmpl_names.find(optype);
-    if (it == tmpl_names.end()) it = tmpl_names.emplace(optype, spec.OpTemplateFor(optype)).first;
+    if (it == tmpl_names.end()) it = tmpl_names.emplace(optype, spec.SnippetFor(optype)).first;
     RenderNodeSnippet(env, spec, it->second, ctx, i, nullptr);
   }
 }
@@ -258,7 +258,7 @@ Json NodeContext(tmpl::Environment& env, const BackendSpec& spec, const std::str
                 " sees node.code of the sections before it, rendered by its snippet, which "
                 "does not exist: " +
                 (fs::path(spec.dir) / spec.OpTemplateFor(optype)).string());
-  RenderNodeSnippet(env, spec, spec.OpTemplateFor(optype), ctx, found, &section);
+  RenderNodeSnippet(env, spec, spec.SnippetFor(optype), ctx, found, &section);
   Json snippet_data = Json::object();
   snippet_data["node"] = ctx.Node(found).ToJson();
   snippet_data["section"] = section;

@@ -83,7 +83,8 @@ inline constexpr const char* kSharedTemplates = "common";
 std::vector<std::string> TemplateSearchPath(const std::string& templates_root,
                                             const BackendSpec& spec);
 
-/// Whether <backend dir>/<OpTemplateFor(optype)> exists.
+/// Whether <backend dir>/<SnippetFor(optype)> exists: the op's own snippet, or its trait
+/// snippet when the spec's traits are resolved (LoadBackendSpec with opdefs).
 bool HasSnippet(const BackendSpec& spec, const std::string& optype);
 
 }  // namespace msc::emit

@@ -472,9 +472,15 @@ ScaffoldReport NewOp(const NewOpOptions& o) {
 
   // (b) one snippet per backend.
   for (const auto& b : emit::ListBackends(o.templates_root)) {
-    const emit::BackendSpec spec = emit::LoadBackendSpec(o.templates_root, b);
+    const emit::BackendSpec spec = emit::LoadBackendSpec(o.templates_root, b, with_new);
     if (Contains(spec.no_snippet, o.optype)) {
       report.notes.push_back(b + ": " + o.optype + " is in no_snippet: no snippet written");
+      continue;
+    }
+    if (spec.SnippetFor(o.optype) != spec.OpTemplateFor(o.optype)) {
+      report.notes.push_back(b + ": " + o.optype + " is rendered by its trait snippet " +
+                             spec.SnippetFor(o.optype) +
+                             " (backend.yaml trait_snippets): no snippet written");
       continue;
     }
     const fs::path target = fs::path(spec.dir) / spec.OpTemplateFor(o.optype);

@@ -20,7 +20,9 @@ Writer conventions, as the reference implementation's ``serialize`` does them:
   in that same order;
 * the header is padded with spaces to a multiple of 8 bytes.
 
-0-d arrays stay 0-d (``shape: []``, one element of data), on write and on read.
+0-d arrays stay 0-d (``shape: []``, one element of data), on write and on read. numpy has no
+bfloat16: a ``BF16`` tensor is read as float32 (exact: its 16 bits are float32's high half) and
+cannot be written.
 """
 
 from __future__ import annotations
@@ -118,6 +120,9 @@ def load_bytes(blob: bytes) -> Tuple[Dict[str, np.ndarray], Dict[str, str]]:
     out: Dict[str, np.ndarray] = {}
     for name, info in header.items():
         dname = info["dtype"]
+        bf16 = dname == "BF16"
+        if bf16:
+            dname = "U16"  # the raw bits, widened to float32 below
         if dname not in DTYPE_TO_NUMPY:
             raise ValueError(f"safetensors: tensor {name!r} has unsupported dtype {dname!r}")
         dt = DTYPE_TO_NUMPY[dname]
@@ -127,7 +132,7 @@ def load_bytes(blob: bytes) -> Tuple[Dict[str, np.ndarray], Dict[str, str]]:
         if end - begin != count * dt.itemsize or base + end > len(blob):
             raise ValueError(f"safetensors: tensor {name!r} has inconsistent data_offsets {begin},{end}")
         arr = np.frombuffer(blob, dtype=dt, count=count, offset=base + begin).reshape(shape).copy()
-        out[name] = arr
+        out[name] = np.asarray(np.left_shift(arr.astype("<u4"), np.uint32(16))).view("<f4") if bf16 else arr
     return out, metadata
 
 

@@ -280,10 +280,10 @@ void Pad(Program& p, const Tensor& x, const Tensor& y, const std::vector<int64_t
 // Binary ops with numpy broadcasting: y.shape == broadcast(a, b). Mixed dtypes compute as torch
 // promotes: arithmetic/bitwise in y's dtype (inputs converted), comparisons in float32 when a or
 // b is a float (else integers), logical ops on `!= 0`.
-// `optype` (also the shader stem): add subtract multiply divide power maximum minimum
-// floor_divide floor_mod (y: a's dtype), equal not_equal greater greater_equal less less_equal
-// (y: bool), logical_and logical_or logical_xor (bool), bitwise_and bitwise_or bitwise_xor
-// (integers, bool). Semantics (NaN, integer rounding): shaders/common/binary.glsl. One dispatch.
+// `optype`: an op of the binary table, shaders/common/binary_ops.glsl (`msc_vk:binary` lines:
+// the arithmetic ops, y of the promoted dtype; comparisons, y bool; logical ops, bool; bitwise
+// ops, integers and bool); semantics (NaN, integer rounding) there and in common/binary.glsl.
+// One dispatch of shaders/binary.comp.
 void Binary(Program& p, const std::string& optype, const Tensor& a, const Tensor& b,
             const Tensor& y);
 void Add(Program& p, const Tensor& a, const Tensor& b, const Tensor& y);
@@ -293,14 +293,12 @@ void Divide(Program& p, const Tensor& a, const Tensor& b, const Tensor& y);
 // nn.bias_add: y = x + bias broadcast along `axis` (bias [x.shape[axis]]).
 void BiasAdd(Program& p, const Tensor& x, const Tensor& bias, const Tensor& y, int64_t axis = 1);
 
-// Unary ops: x and y have the same number of elements. `optype` (also the shader stem): abs
-// acos acosh asin asinh atan atanh ceil cos cosh erf exp floor log negative round (half to
-// even) rsqrt sign sin sinh sqrt square tan, isfinite isinf isnan (y bool), logical_not,
-// bitwise_not, nn.relu sigmoid tanh nn.gelu nn.gelu_tanh msc.gelu nn.silu nn.selu,
-// nn.leakyrelu (p0 = alpha), nn.softplus (p0 = beta, p1 = threshold), clip (p0 = min, p1 = max).
-// y's dtype is x's (bool for isfinite/isinf/isnan/logical_not); a different y dtype converts
-// as astype. Integer x: abs negative sign square relu clip ceil floor round bitwise_not compute
-// exactly; the others on float32. One dispatch.
+// Unary ops: x and y have the same number of elements. `optype`: an op of the unary table,
+// shaders/common/unary_ops.glsl (`msc_vk:unary` lines, with each op's domain); float params:
+// nn.leakyrelu p0 = alpha, nn.softplus p0 = beta / p1 = threshold, clip p0 = min / p1 = max.
+// y's dtype is x's (bool for the predicates); a different y dtype converts as astype. Integer
+// x: the `int`-domain ops compute exactly, the `float` ones on float32. One dispatch of
+// shaders/unary.comp.
 void Unary(Program& p, const std::string& optype, const Tensor& x, const Tensor& y, float p0 = 0,
            float p1 = 0);
 void Relu(Program& p, const Tensor& x, const Tensor& y);
@@ -340,10 +338,8 @@ void MaskedFill(Program& p, const Tensor& x, const Tensor& mask, const Tensor& v
 //
 // Operands: ChainInput(k) = inputs[k] (k < kChainMaxInputs), ChainResult(j) = the value of
 // step j < the current step. Steps (<= kChainMaxSteps): ChainUnary with a float-valued op of
-// Unary (abs acos acosh asin asinh atan atanh ceil cos cosh erf exp floor log negative round
-// rsqrt sign sin sinh sqrt square tan nn.relu sigmoid tanh nn.gelu nn.gelu_tanh msc.gelu nn.silu
-// nn.selu, nn.leakyrelu (p0 alpha), nn.softplus (p0 beta, p1 threshold), clip (p0 min, p1 max));
-// ChainBinary with an arithmetic op of Binary (add subtract multiply divide power maximum
+// Unary (domain float or int: nn.leakyrelu p0 alpha, nn.softplus p0 beta / p1 threshold, clip
+// p0 min / p1 max); ChainBinary with an arithmetic op of Binary (kind arith: add subtract ...
 // minimum floor_divide floor_mod); ChainWhere(cond, a, b) = cond != 0 ? a : b (NaN is true).
 // Shapes: each step's shape is the numpy broadcast of its operands' (as the unfused op's output);
 // the last step's must be y's. dtypes: y and every input float32 or float16 (computed in

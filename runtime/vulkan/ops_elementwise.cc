@@ -31,31 +31,12 @@ std::vector<int64_t> BroadcastStrides(const Shape& t, const Shape& out) {
 enum class Kind { kArith, kCompare, kLogical, kBitwise };
 struct BinaryDef {
   const char* optype;
-  uint32_t code;  // shaders/common/binary.glsl B_*
+  uint32_t code;  // shaders/common/binary_ops.glsl B_*
   Kind kind;
 };
+// shaders/common/binary_ops.glsl's `msc_vk:binary` lines (cmake/OpTables.cmake).
 constexpr BinaryDef kBinary[] = {
-    {"add", 0, Kind::kArith},
-    {"subtract", 1, Kind::kArith},
-    {"multiply", 2, Kind::kArith},
-    {"divide", 3, Kind::kArith},
-    {"power", 4, Kind::kArith},
-    {"maximum", 5, Kind::kArith},
-    {"minimum", 6, Kind::kArith},
-    {"floor_divide", 7, Kind::kArith},
-    {"floor_mod", 8, Kind::kArith},
-    {"equal", 9, Kind::kCompare},
-    {"not_equal", 10, Kind::kCompare},
-    {"greater", 11, Kind::kCompare},
-    {"greater_equal", 12, Kind::kCompare},
-    {"less", 13, Kind::kCompare},
-    {"less_equal", 14, Kind::kCompare},
-    {"logical_and", 15, Kind::kLogical},
-    {"logical_or", 16, Kind::kLogical},
-    {"logical_xor", 17, Kind::kLogical},
-    {"bitwise_and", 18, Kind::kBitwise},
-    {"bitwise_or", 19, Kind::kBitwise},
-    {"bitwise_xor", 20, Kind::kBitwise},
+#include "binary_table.inc"
 };
 
 bool IsFloat(DType d) { return d == DType::kFloat32 || d == DType::kFloat16; }
@@ -132,58 +113,18 @@ const BinaryDef& FindBinary(const std::string& optype, const Tensor& y) {
 
 // ---- unary -----------------------------------------------------------------------------------
 
-enum class Domain { kFloat, kInt, kBoolOnly, kPredicate };
+enum class Domain { kFloat, kInt, kBool, kPredicate };
 struct UnaryDef {
   const char* optype;
-  uint32_t code;  // shaders/common/unary.glsl U_*
+  uint32_t code;  // shaders/common/unary_ops.glsl U_*
   // kFloat: any numeric x (integers converted to float32), y's dtype = x's;
-  // kInt: also exact on integers; kBoolOnly: logical/bitwise not (y = x's dtype, no floats
+  // kInt: also exact on integers; kBool: logical/bitwise not (y = x's dtype, no floats
   // for bitwise_not); kPredicate: isfinite/isinf/isnan (y bool).
   Domain domain;
 };
+// shaders/common/unary_ops.glsl's `msc_vk:unary` lines (cmake/OpTables.cmake).
 constexpr UnaryDef kUnary[] = {
-    {"astype", 0, Domain::kInt},
-    {"cast", 0, Domain::kInt},
-    {"full", 0, Domain::kInt},
-    {"abs", 1, Domain::kInt},
-    {"acos", 2, Domain::kFloat},
-    {"acosh", 3, Domain::kFloat},
-    {"asin", 4, Domain::kFloat},
-    {"asinh", 5, Domain::kFloat},
-    {"atan", 6, Domain::kFloat},
-    {"atanh", 7, Domain::kFloat},
-    {"ceil", 8, Domain::kInt},
-    {"cos", 9, Domain::kFloat},
-    {"cosh", 10, Domain::kFloat},
-    {"erf", 11, Domain::kFloat},
-    {"exp", 12, Domain::kFloat},
-    {"floor", 13, Domain::kInt},
-    {"log", 14, Domain::kFloat},
-    {"negative", 15, Domain::kInt},
-    {"round", 16, Domain::kInt},
-    {"rsqrt", 17, Domain::kFloat},
-    {"sign", 18, Domain::kInt},
-    {"sin", 19, Domain::kFloat},
-    {"sinh", 20, Domain::kFloat},
-    {"sqrt", 21, Domain::kFloat},
-    {"square", 22, Domain::kInt},
-    {"tan", 23, Domain::kFloat},
-    {"isfinite", 24, Domain::kPredicate},
-    {"isinf", 25, Domain::kPredicate},
-    {"isnan", 26, Domain::kPredicate},
-    {"logical_not", 27, Domain::kPredicate},
-    {"bitwise_not", 28, Domain::kBoolOnly},
-    {"nn.relu", 29, Domain::kInt},
-    {"sigmoid", 30, Domain::kFloat},
-    {"tanh", 31, Domain::kFloat},
-    {"nn.gelu", 32, Domain::kFloat},
-    {"nn.gelu_tanh", 33, Domain::kFloat},
-    {"msc.gelu", 33, Domain::kFloat},
-    {"nn.silu", 34, Domain::kFloat},
-    {"nn.leakyrelu", 35, Domain::kFloat},
-    {"nn.softplus", 36, Domain::kFloat},
-    {"nn.selu", 37, Domain::kFloat},
-    {"clip", 38, Domain::kInt},
+#include "unary_table.inc"
 };
 
 const UnaryDef& FindUnary(const std::string& optype, const Tensor& y) {
@@ -222,7 +163,7 @@ void UnaryImpl(Program& p, const UnaryDef& def, const Tensor& x, const Tensor& y
   const uint32_t xt = DTypeCode(optype, y, x), yt = DTypeCode(optype, y, y);
   const bool conversion = def.code == 0;  // astype / cast / full: y's dtype is free
   if (!conversion) {
-    if (def.domain == Domain::kBoolOnly && IsFloat(x.dtype))
+    if (def.domain == Domain::kBool && IsFloat(x.dtype))
       Fail(optype, y, "takes integer or bool inputs, got " + x.Describe());
     const DType want = def.domain == Domain::kPredicate ? DType::kBool : x.dtype;
     // A float op on an integer input may produce a float output (torch's promotion).
@@ -238,12 +179,12 @@ void UnaryImpl(Program& p, const UnaryDef& def, const Tensor& x, const Tensor& y
   const int64_t total = y.numel();
   if (total == 0) return;
   UnaryPush push{U32(total, optype, y, "elements"), p0, p1, {0, 0}, {0, 0}};
-  if (def.code == 38 && !IsFloat(x.dtype)) IntBounds(x.dtype, p0, p1, &push);
+  if (std::string(def.optype) == "clip" && !IsFloat(x.dtype)) IntBounds(x.dtype, p0, p1, &push);
   // vec4: float32 -> float32 with a float-valued op.
   const bool vec4 = !x_scalar && x.dtype == DType::kFloat32 && y.dtype == DType::kFloat32 &&
                     total % 4 == 0 && def.domain != Domain::kPredicate &&
-                    def.domain != Domain::kBoolOnly;
-  const std::string stem = detail::VariantStem(ShaderStem(optype), detail::NeedsExt({&x, &y}));
+                    def.domain != Domain::kBool;
+  const std::string stem = detail::VariantStem("unary", detail::NeedsExt({&x, &y}));
   detail::Launch(p, stem.c_str(), {InTexel(x, vec4 ? View::kTexelUvec4 : View::kTexelUint), Out(y)},
                  push, {vec4 ? 1u : 0u, def.code, xt, yt, x_scalar ? 1u : 0u},
                  Grid1D(p.context(), vec4 ? total / 4 : total, 64), y);
@@ -280,7 +221,7 @@ void FillImpl(Program& p, const char* optype, const Tensor& y, double start, dou
 void Binary(Program& p, const std::string& optype, const Tensor& a, const Tensor& b,
             const Tensor& y) {
   const BinaryDef& def = FindBinary(optype, y);
-  BinaryImpl(p, def, def.optype, a, b, y);
+  BinaryImpl(p, def, "binary", a, b, y);
 }
 void Add(Program& p, const Tensor& a, const Tensor& b, const Tensor& y) {
   Binary(p, "add", a, b, y);

@@ -78,6 +78,21 @@ def test_every_harness_takes_atol_and_rtol(backend, tmp_path, real_golden):
     assert loose.returncode == 0, loose.stdout + loose.stderr
 
 
+def test_no_template_is_a_copy_of_another():
+    """Templates share by reference, never by copy: two files under templates/ with the same
+    bytes must both be one `{% include "..." %}` line (an op rendered by another op's snippet),
+    not two copies of code that would drift apart."""
+    by_bytes = {}
+    for folder, _, files in os.walk(os.path.join(ROOT, "templates")):
+        for name in files:
+            path = os.path.join(folder, name)
+            with open(path, "rb") as f:
+                by_bytes.setdefault(f.read(), []).append(os.path.relpath(path, ROOT))
+    include = re.compile(rb'\{%-? include "[^"]+" -?%\}\n?')
+    copies = [sorted(paths) for text, paths in by_bytes.items() if len(paths) > 1 and not include.fullmatch(text)]
+    assert not copies, copies
+
+
 @pytest.mark.parametrize("backend", [b for b in backends.discover(BINARY) if not b.merge], ids=lambda b: b.name)
 def test_every_harness_saves_outputs(backend, tmp_path, real_golden):
     """Every backend's golden test takes --save-outputs FILE (tests/difftest reads every backend's

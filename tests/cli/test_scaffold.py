@@ -139,16 +139,28 @@ def test_new_op_namespace_decides_the_opdef_file(tree):
 
 def test_new_op_like_copies_and_generates_a_working_torch_project(tree, tmp_path, real_golden):
     import yaml
-    tree.cli("new-op", "nn.relu2", "--like", "nn.relu")
-    for backend in ("torch", "relax", "vulkan"):
-        spec = yaml.safe_load((tree.templates / backend / "backend.yaml").read_text())
-        src = tree.templates / backend / spec["op_template"].replace("{path}", "nn/relu")
-        dst = tree.templates / backend / spec["op_template"].replace("{path}", "nn/relu2")
-        assert dst.read_bytes() == src.read_bytes(), backend
+    proc = tree.cli("new-op", "nn.relu2", "--like", "nn.relu")
+    out = proc.stdout + proc.stderr
     defs = yaml.safe_load((tree.opdefs / "nn.yaml").read_text())
     assert defs["nn.relu2"] == defs["nn.relu"]
+    # every backend gets nn.relu's snippet, or none where a trait snippet renders the op
+    # (backend.yaml trait_snippets: the copy of the traits makes it cover nn.relu2 too)
+    backends = sorted(p.parent.name for p in tree.templates.glob("*/backend.yaml"))
+    by_trait = 0
+    for backend in backends:
+        spec = yaml.safe_load((tree.templates / backend / "backend.yaml").read_text())
+        dst = tree.templates / backend / spec["op_template"].replace("{path}", "nn/relu2")
+        trait = next((t for t in defs["nn.relu"].get("traits", []) if t in spec.get("trait_snippets", {})), None)
+        if trait:
+            by_trait += 1
+            assert not dst.exists() and "%s: nn.relu2 is rendered by its trait snippet %s" % (
+                backend, spec["trait_snippets"][trait]) in out, (backend, out)
+        else:
+            src = tree.templates / backend / spec["op_template"].replace("{path}", "nn/relu")
+            assert dst.read_bytes() == src.read_bytes(), backend
+    assert by_trait >= 1  # the trait-snippet path is exercised
     row = ops_row(tree, "nn.relu2")
-    assert set(row) >= {"relax", "torch", "vulkan"} and set(row.values()) == {"yes"}
+    assert set(row) == set(backends) and set(row.values()) == {"yes"}
 
     golden = real_golden("conv_relu")
     weights = os.path.join(CONV_RELU, "weights.bin")

@@ -12,6 +12,8 @@ backend.yaml `test` (docs/writing-a-backend.md, "How the tests find a backend"):
                   stand-in tests/relax/fake_tvm (TVM v0.20's relax API evaluated with PyTorch)
   merge           True: a build per project costs minutes, so tests merge many graphs into one
                   project (python/msc_export/graph_merge.py) and run that
+  atol            the absolute float error the backend's kernels may add to float32 math; tests
+                  comparing with golden data made elsewhere (ONNX's own) take max(their atol, it)
   env             extra environment of the run
 Every harness takes --atol X --rtol Y and --save-outputs FILE (run_project's `args`). From the rest of backend.yaml:
 precisions (besides fp32) and dynamic_shapes (False for a backend with a memory_plan: generate
@@ -31,7 +33,7 @@ from tvm_under_test import tvm_under_test  # noqa: E402
 FAKE_TVM = os.path.join(ROOT, "tests", "relax", "fake_tvm")
 REFERENCE = os.environ.get("MSC_SHARED_REFERENCE_DIR", os.path.join(os.path.dirname(ROOT), "shared", "reference"))
 
-Backend = namedtuple("Backend", "name summary run python merge dynamic_shapes env precisions")
+Backend = namedtuple("Backend", "name summary run python merge atol dynamic_shapes env precisions")
 
 
 def _listing(binary, templates=None):
@@ -48,8 +50,8 @@ def discover(binary, templates=None):
     for b in _listing(binary, templates):
         t = b["test"]
         if t is not None:
-            out.append(Backend(b["name"], b["summary"], t["run"], t["python"], t["merge"], b["dynamic_shapes"],
-                               t["env"], b["precisions"]))
+            out.append(Backend(b["name"], b["summary"], t["run"], t["python"], t["merge"], t["atol"],
+                               b["dynamic_shapes"], t["env"], b["precisions"]))
     return out
 
 

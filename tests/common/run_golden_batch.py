@@ -3,13 +3,13 @@ numpy) in one Python process, so that TVM or torch is imported once rather than 
 (importing the newest apache-tvm wheel or torch 2.x takes seconds; most per-op projects run in well
 under that).
 
-    <python> run_golden_batch.py PROJECT_DIR [PROJECT_DIR ...]
+    <python> run_golden_batch.py [--args JSON_LIST] PROJECT_DIR [PROJECT_DIR ...]
 
 Library use (from the tests, with any Python): run_batches(python, dirs, env) runs the dirs in
 parallel batches under `python` and returns {dir: record}.
 
-Each project runs as `python3 test_model.py` would: its folder is the working directory and first
-on sys.path, its `model` / `test_model` modules are imported afresh, and main() is called. Prints
+Each project runs as `python3 test_model.py [args]` would: its folder is the working directory and
+first on sys.path, its `model` / `test_model` modules are imported afresh, and main(args) is called. Prints
 one JSON line per project to stdout: {"dir", "rc" (main's return value; 3 for an exception),
 "stdout", "stderr" (the traceback for an exception)}. The process's own exit status is 0 when it
 ran every project (whatever they returned).
@@ -24,7 +24,7 @@ import sys
 import traceback
 
 
-def run_one(project_dir):
+def run_one(project_dir, args=()):
     out, err = io.StringIO(), io.StringIO()
     saved_path, saved_cwd = list(sys.path), os.getcwd()
     for name in ("model", "test_model"):
@@ -36,7 +36,7 @@ def run_one(project_dir):
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 test_model = importlib.import_module("test_model")
-                rc = int(test_model.main([]))
+                rc = int(test_model.main(list(args)))
             except SystemExit as e:  # argparse or the harness exiting
                 rc = e.code if isinstance(e.code, int) else 3
             except Exception:  # noqa: BLE001  (reported, the batch goes on)
@@ -49,11 +49,14 @@ def run_one(project_dir):
     return {"dir": project_dir, "rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()[-6000:]}
 
 
-def run_batches(python, dirs, env, shards=2, timeout=3600):
-    """Runs this script under `python` over `dirs` split into `shards` parallel batches; returns
-    {dir: record} (the records main() prints). Raises RuntimeError when a batch itself fails."""
+def run_batches(python, dirs, env, shards=2, timeout=3600, args=()):
+    """Runs this script under `python` over `dirs` split into `shards` parallel batches, each
+    harness with the arguments `args` (e.g. ["--save-outputs", "out.safetensors"], relative to the
+    project's folder); returns {dir: record} (the records main() prints). Raises RuntimeError when a
+    batch itself fails."""
     dirs = [os.path.abspath(d) for d in dirs]
-    procs = [subprocess.Popen([python, os.path.abspath(__file__), *dirs[i::shards]], stdout=subprocess.PIPE,
+    head = ["--args", json.dumps(list(args))] if args else []
+    procs = [subprocess.Popen([python, os.path.abspath(__file__), *head, *dirs[i::shards]], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for i in range(shards) if dirs[i::shards]]
     records = {}
     for proc in procs:
@@ -67,8 +70,11 @@ def run_batches(python, dirs, env, shards=2, timeout=3600):
 
 
 def main(argv):
+    args = []
+    if argv[:1] == ["--args"]:
+        args, argv = json.loads(argv[1]), argv[2:]
     for project_dir in argv:
-        print(json.dumps(run_one(os.path.abspath(project_dir))), flush=True)
+        print(json.dumps(run_one(os.path.abspath(project_dir), args)), flush=True)
     return 0
 
 

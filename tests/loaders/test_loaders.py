@@ -199,9 +199,13 @@ def test_loader_dtypes_and_package(tmp_path):
     m = helper_module()
     bits = np.array([0x3F80, 0xC040, 0x7F80], dtype="<u2")  # 1.0, -3.0, inf as bfloat16
     path = str(tmp_path / "bf16.safetensors")
-    write_raw_safetensors(path, [("b", "BF16", [3], bits.tobytes()), ("i", "I64", [], np.int64(7).tobytes())])
-    got = m["load_safetensors"](path, {"b": ([3], "bfloat16"), "i": ([], "int64")})
+    write_raw_safetensors(path, [("b", "BF16", [3], bits.tobytes()), ("i", "I64", [], np.int64(7).tobytes()),
+                                 ("s", "BF16", [], bits[1:2].tobytes())])
+    got = m["load_safetensors"](path, {"b": ([3], "bfloat16"), "i": ([], "int64"), "s": ([], "bfloat16")})
     assert got["b"].dtype == np.float32 and got["b"].tolist() == [1.0, -3.0, float("inf")]
+    # a 0-d one too (numpy 1.x promotes a 0-d uint32 << 16 to int64: ONNX's celu_bfloat16 test)
+    assert isinstance(got["s"], np.ndarray) and got["s"].dtype == np.float32 and got["s"].shape == ()
+    assert float(got["s"]) == -3.0
     assert got["i"].shape == () and int(got["i"]) == 7 and got["i"].flags.writeable
     path8 = str(tmp_path / "f8.safetensors")
     write_raw_safetensors(path8, [("q", "F8_E4M3", [2], b"\x38\x40")])

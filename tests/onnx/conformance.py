@@ -6,9 +6,10 @@ pytorch-converted,pytorch-operator,simple}/<test>/: model.onnx + test_data_set_0
 ONNX 1.12's own backend test suite) is imported with `msc-codegen import --golden-from`, generated
 for each backend, and run against the expected outputs. Each (test, backend) gets one status:
 
-  pass                 outputs match (torch/relax: ONNX's own tolerance rtol 1e-3, atol 1e-7;
-                       vulkan: rtol 1e-3, atol 1e-5 for GPU transcendental approximations;
-                       integer and bool outputs exactly)
+  pass                 outputs match: ONNX's own tolerance (rtol 1e-3, atol 1e-7; onnx/backend/
+                       test/runner's defaults), atol widened to the backend's backend.yaml
+                       `test.atol` (vulkan 1e-5: GPU transcendental approximations); integer and
+                       bool outputs exactly; NaN matches NaN, equal infinities match
   import-unsupported   `import` rejects the model with a clear error: an op type with no
                        converter, an attribute value or input kind a converter cannot express,
                        a dtype MSC has no name for, a dim unknown after shape inference
@@ -18,16 +19,20 @@ for each backend, and run against the expected outputs. Each (test, backend) get
   run-error            the generated project fails to build or raises at run time
   crash                msc-codegen died (signal, "internal" error) or hung: always a bug
 
-The degenerate-golden guard of the generated harnesses (which rejects near-zero float goldens
-in this project's own tests) is off here: ONNX's goldens are what they are.
+The backends are the ones the suite finds (tests/common/backends.py: every backend.yaml with a
+`test` section; --backends picks some, --merge yes/no those whose projects are / are not merged),
+each project run as its `test.run` says with `--save-outputs FILE`; the outputs are compared here
+(so the harnesses' own degenerate-golden guard, which rejects near-zero float goldens in this
+project's own tests, does not apply: ONNX's goldens are what they are). Python-harness projects
+run in batches that import the framework once (tests/common/run_golden_batch.py); a `merge`
+backend's graphs are merged (names prefixed per test) into batches of MERGE_BATCH, one project
+each (graphs with dynamic dims one by one), a batch that fails as a whole split in halves until
+the failing test is alone. relax (`python: tvm`) runs on the TVM under test (MSC_TVM_PYTHON /
+MSC_TVM_HOME), else on the stand-in tests/relax/fake_tvm (TVM v0.20's relax API, evaluated with
+PyTorch): "pass" then means the generated model.py builds against that API with the graph's
+struct info and computes the right values on the stand-in.
 
-vulkan: the imported graphs are merged (names prefixed per test) into batches, one Vulkan build
-per batch (graphs with dynamic dims are run one by one). relax: without TVM the generated
-model.py is checked statically (tests/relax/relax_check.py: API signatures of TVM v0.20 and
-struct info against the graph) -- status pass means "passes the static checker"; with
-MSC_TVM_HOME set, test_model.py also runs on real TVM.
-
-  tests/onnx/conformance.py [--backends torch,vulkan,relax] [--folders node,...] [--filter RE]
+  tests/onnx/conformance.py [--backends B,...] [--merge yes|no] [--folders node,...] [--filter RE]
       [--list FILE] [--jobs N] [--json OUT.json] [--markdown OUT.md] [--work DIR] [--keep]
       [--data DIR | --data-python VENV_PYTHON] [--scope FILE]
 
@@ -56,7 +61,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "relax"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
+import backends as suite_backends  # noqa: E402
+import run_golden_batch  # noqa: E402
 
 DEBIAN_DATA = "/usr/share/libonnx-testdata/data"
 DATA = DEBIAN_DATA  # --data
@@ -64,9 +71,9 @@ FOLDERS = ["node", "pytorch-converted", "pytorch-operator", "simple", "real"]
 BINARY = os.environ.get("MSC_CODEGEN", os.path.join(ROOT, "build", "msc-codegen"))
 PY = sys.executable  # MSC_PYTHON: Debian's stack + safetensors (scripts/install_venv.sh debian)
 STATUSES = ["pass", "import-unsupported", "generate-unsupported", "wrong", "run-error", "crash"]
-TORCH_TOL = (1e-7, 1e-3)  # atol, rtol: onnx/backend/test/runner's defaults
-VULKAN_TOL = (1e-5, 1e-3)
-VULKAN_BATCH = 120
+ONNX_TOL = (1e-7, 1e-3)  # atol, rtol: onnx/backend/test/runner's defaults
+MERGE_BATCH = 120
+SAVED = "saved_outputs.safetensors"  # --save-outputs, in the project folder
 
 
 def list_tests(folders, pattern, list_file):
@@ -135,75 +142,93 @@ def import_and_generate(key, work, backends):
     return result, out
 
 
-# --- torch: generated projects run in worker processes (one torch import per worker)
-
-TORCH_WORKER = r"""
-import importlib.util, json, sys, traceback
-atol, rtol = float(sys.argv[1]), float(sys.argv[2])
-for line in sys.stdin:
-    key, project = json.loads(line)
-    try:
-        for mod in ("model", "test_model"):
-            sys.modules.pop(mod, None)
-        sys.path.insert(0, project)
-        spec = importlib.util.spec_from_file_location("test_model", project + "/test_model.py")
-        tm = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(tm)
-        tm.MIN_GOLDEN_MAGNITUDE = -1.0
-        import io, contextlib
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            failures = tm.run_golden(atol, rtol)
-        status, msg = ("wrong", "; ".join(failures)) if failures else ("pass", "")
-    except Exception as e:
-        status, msg = "run-error", "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
-    finally:
-        if sys.path and sys.path[0] == project:
-            sys.path.pop(0)
-    print(json.dumps([key, status, msg[:2000]]), flush=True)
-"""
-
-
-def run_torch(items, jobs):
-    """items: [(key, project dir)] -> {key: (status, message)}. A dying worker marks its test."""
-    results = {}
-    chunks = [items[i::jobs] for i in range(jobs)]
-
-    def work(chunk):
-        pending = list(chunk)
-        while pending:
-            p = subprocess.Popen([PY, "-c", TORCH_WORKER, str(TORCH_TOL[0]), str(TORCH_TOL[1])],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                 text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
-            p.stdin.write("".join(json.dumps(list(it)) + "\n" for it in pending))
-            p.stdin.close()
-            done = 0
-            for line in p.stdout:
-                key, status, msg = json.loads(line)
-                results[key] = (status, msg)
-                done += 1
-            p.wait()
-            if done < len(pending):  # the worker died on pending[done]
-                results[pending[done][0]] = ("run-error", "the generated model killed Python (exit %d)"
-                                             % p.returncode)
-                done += 1
-            pending = pending[done:]
-
-    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
-        list(ex.map(work, chunks))
-    return results
-
-
-# --- vulkan: merged builds
+# --- running the projects and checking their outputs
 
 def _load_st(path):
     from msc_export.safetensors_np import load_file
     return load_file(path)
 
 
-def _vulkan_batch(batch, bdir, jobs):
-    """One merged build of `batch` [(key, dir, graph)]: {key: (status, message)} or None when the
-    whole build or run failed without per-output results (the caller then splits the batch)."""
+def tolerance(backend):
+    """(atol, rtol) for `backend`: ONNX's, atol widened to its backend.yaml test.atol."""
+    return max(ONNX_TOL[0], backend.atol), ONNX_TOL[1]
+
+
+def check_outputs(got, expected, names, atol, rtol):
+    """(status, message) of the saved outputs `got` against `expected` for the tensors `names`
+    (each printed under names[t], the test's own output name)."""
+    import numpy as np
+    bad = []
+    for name, label in names.items():
+        want, g = expected[name], got.get(name)
+        if g is None:
+            bad.append("%s: no such output" % label)
+        elif g.shape != want.shape or g.dtype != want.dtype:
+            bad.append("%s: %s %s, expected %s %s" % (label, g.dtype, list(g.shape), want.dtype, list(want.shape)))
+        elif want.dtype.kind in "biu":
+            n = int(np.count_nonzero(g != want))
+            if n:
+                bad.append("%s: %d of %d elements differ" % (label, n, g.size))
+        else:
+            gg, ee = g.astype(np.float64), want.astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                diff = np.abs(gg - ee)
+                same = (gg == ee) | (np.isnan(gg) & np.isnan(ee))
+                ok = same | (np.isfinite(gg) & np.isfinite(ee) & (diff <= atol + rtol * np.abs(ee)))
+            if not bool(np.all(ok)):
+                worst = float(np.max(np.where(same, 0.0, np.nan_to_num(diff, nan=np.inf))))
+                bad.append("%s: %d of %d elements differ, max abs err %.3e (atol %g, rtol %g)" % (
+                    label, int(np.count_nonzero(~ok)), g.size, worst, atol, rtol))
+    return ("wrong", "; ".join(bad)[:2000]) if bad else ("pass", "")
+
+
+def _expected(out):
+    return _load_st(os.path.join(out, "import", "golden", "outputs.safetensors"))
+
+
+def _saved_result(backend, key, out, project, rc, text):
+    """(status, message) of one test's project run with --save-outputs."""
+    saved = os.path.join(project, SAVED)
+    if rc != 0 or not os.path.exists(saved):
+        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        return "run-error", "exit %s: %s" % (rc, " | ".join(lines[-3:])[-1500:])
+    expected = _expected(out)
+    try:
+        got = _load_st(saved)
+    except Exception as e:  # noqa: BLE001
+        return "run-error", "unreadable outputs: %s" % e
+    return check_outputs(got, expected, {t: t for t in expected}, *tolerance(backend))
+
+
+def run_each(backend, items, jobs):
+    """items: [(key, test dir)] -> {key: (status, message)}: one project per test. A Python
+    harness runs in parallel batches that import the framework once (a batch whose process dies
+    is run again project by project, so the culprit is marked)."""
+    projects = {key: os.path.join(out, backend.name) for key, out in items}
+    runs = {}
+    if backend.run == ["python", "test_model.py"]:
+        python, env = suite_backends.interpreter(backend, PY)
+        env = dict(env, OMP_NUM_THREADS="1")
+        try:
+            records = run_golden_batch.run_batches(python, list(projects.values()), env, shards=jobs,
+                                                   args=["--save-outputs", SAVED])
+            runs = {d: (r["rc"], r["stdout"] + r["stderr"]) for d, r in records.items()}
+        except RuntimeError:
+            runs = {}
+    for key, proj in projects.items():
+        if os.path.abspath(proj) not in runs:
+            try:
+                p = suite_backends.run_project(backend, proj, PY, timeout=600, args=["--save-outputs", SAVED])
+                runs[os.path.abspath(proj)] = (p.returncode, p.stdout + p.stderr)
+            except subprocess.TimeoutExpired:
+                runs[os.path.abspath(proj)] = (-1, "timed out after 600 s")
+    return {key: _saved_result(backend, key, dict(items)[key], proj, *runs[os.path.abspath(proj)])
+            for key, proj in projects.items()}
+
+
+def _merged_batch(backend, batch, bdir):
+    """One merged project of `batch` [(key, dir, graph)]: {key: (status, message)} or None when
+    the whole generate, build or run failed (the caller then splits the batch)."""
     from msc_export.graph_merge import merge_graphs
     from msc_export.safetensors_np import save_file
     shutil.rmtree(bdir, ignore_errors=True)
@@ -218,119 +243,57 @@ def _vulkan_batch(batch, bdir, jobs):
                          (os.path.join(imp, "golden", "outputs.safetensors"), outputs)):
             dst.update({prefix + k: v for k, v in _load_st(src).items()})
         for t in g["outputs"]:
-            owner[prefix + t] = key
+            owner.setdefault(key, {})[prefix + t] = t
     with open(os.path.join(bdir, "graph.json"), "w") as f:
         json.dump(merge_graphs(parts, "onnx_batch"), f)
     save_file(weights, os.path.join(bdir, "weights.safetensors"))
     save_file(inputs, os.path.join(bdir, "golden", "inputs.safetensors"))
     save_file(outputs, os.path.join(bdir, "golden", "outputs.safetensors"))
     keys = [b[0] for b in batch]
+    proj = os.path.join(bdir, backend.name)
     st, msg = run_cli(["generate", "--graph", os.path.join(bdir, "graph.json"), "--weights",
                        os.path.join(bdir, "weights.safetensors"), "--golden", os.path.join(bdir, "golden"),
-                       "--backend", "vulkan", "--out", os.path.join(bdir, "vulkan")])
+                       "--backend", backend.name, "--out", proj])
     if st != "ok":
         if len(batch) > 1:
             return None
         return {keys[0]: ("crash" if st == "crash" else "generate-unsupported", msg)}
-    proj = os.path.join(bdir, "vulkan")
-    build = subprocess.run("cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null && "
-                           "cmake --build build -j%d >/dev/null" % jobs, shell=True, cwd=proj,
-                           capture_output=True, text=True)
-    if build.returncode != 0:
-        if len(batch) > 1:
-            return None
-        return {keys[0]: ("run-error", "build failed: " + (build.stderr or build.stdout)[-1500:])}
     try:
-        run = subprocess.run(["./build/model", "--atol", str(VULKAN_TOL[0]), "--rtol", str(VULKAN_TOL[1])],
-                             cwd=proj, capture_output=True, text=True, timeout=900)
-        stdout, stderr, code = run.stdout, run.stderr, run.returncode
+        p = suite_backends.run_project(backend, proj, PY, timeout=1800, args=["--save-outputs", SAVED])
+        rc, text = p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
-        stdout, stderr, code = "", "timed out", -1
+        rc, text = -1, "timed out after 1800 s"
     if not os.environ.get("MSC_KEEP"):
         shutil.rmtree(os.path.join(proj, "build"), ignore_errors=True)
-    per = collections.defaultdict(list)
-    for line in stdout.splitlines():
-        m = re.match(r"output '([^']+)' \(.*\): .*\b(PASS|FAIL)$", line)
-        if m and m.group(1) in owner:
-            per[owner[m.group(1)]].append((m.group(2), line))
-    if not per and len(batch) > 1:
-        return None
-    results = {}
-    for k in keys:
-        lines = per.get(k)
-        if not lines:
-            results[k] = ("run-error", "no result line (exit %d): %s" % (code, (stderr or stdout)[-1500:]))
-        elif all(s == "PASS" for s, _ in lines):
-            results[k] = ("pass", "")
-        else:
-            results[k] = ("wrong", "; ".join(ln for s, ln in lines if s != "PASS")[:2000])
-    return results
+    if rc != 0 or not os.path.exists(os.path.join(proj, SAVED)):
+        if len(batch) > 1:
+            return None
+        return {keys[0]: _saved_result(backend, keys[0], batch[0][1], proj, rc, text)}
+    got = _load_st(os.path.join(proj, SAVED))
+    return {k: check_outputs(got, outputs, owner.get(k, {}), *tolerance(backend)) for k in keys}
 
 
-def run_vulkan(items, work, jobs):
-    """items: [(key, test dir)] -> {key: (status, message)}. Static graphs are merged VULKAN_BATCH
-    at a time into one build; a batch that fails as a whole is split in halves until the failing
-    test is alone; graphs with dynamic dims run one by one."""
+def run_merged(backend, items, work):
+    """items: [(key, test dir)] -> {key: (status, message)}. Static graphs are merged MERGE_BATCH
+    at a time into one project; a batch that fails as a whole is split in halves until the
+    failing test is alone; graphs with dynamic dims run one by one."""
     results = {}
     static, dynamic = [], []
     for key, out in items:
         with open(os.path.join(out, "import", "graph.json")) as f:
             g = json.load(f)
-        (dynamic if g.get("prims") else static).append((key, out, g))
-    queue = [static[i:i + VULKAN_BATCH] for i in range(0, len(static), VULKAN_BATCH)] + [[d] for d in dynamic]
+        (dynamic if suite_backends.is_dynamic(g) else static).append((key, out, g))
+    queue = [static[i:i + MERGE_BATCH] for i in range(0, len(static), MERGE_BATCH)] + [[d] for d in dynamic]
     n = 0
     while queue:
         batch = queue.pop(0)
-        r = _vulkan_batch(batch, os.path.join(work, "vulkan_batch_%d" % n), jobs)
+        r = _merged_batch(backend, batch, os.path.join(work, "%s_batch_%d" % (backend.name, n)))
         n += 1
         if r is None:
             half = len(batch) // 2
             queue[:0] = [batch[:half], batch[half:]]
         else:
             results.update(r)
-    return results
-
-
-# --- relax: static checks (and real TVM when MSC_TVM_HOME is set)
-
-def run_relax(items):
-    import relax_check
-    ref = os.environ.get("MSC_SHARED_REFERENCE_DIR", os.path.join(ROOT, "..", "shared", "reference"))
-    sigs, removed = relax_check.load_signatures(os.path.join(ref, "relax_ops.json"),
-                                                os.path.join(ROOT, "tests", "relax", "relax_api_extra.json"),
-                                                os.path.join(ref, "relax_ops_v020_all.json"))
-    sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
-    from tvm_under_test import tvm_under_test
-    found = tvm_under_test(PY)  # MSC_TVM_PYTHON (newest apache-tvm) or MSC_TVM_HOME (a build)
-    results = {}
-    for key, out in items:
-        proj = os.path.join(out, "relax")
-        with open(os.path.join(proj, "model.py")) as f:
-            source = f.read()
-        imp = os.path.join(out, "import")
-        with open(os.path.join(imp, "graph.json")) as f:
-            graph = json.load(f)
-        # the graph after the relax backend's passes (fold_constant), which model.py is for
-        ctx = subprocess.run([BINARY, "context", os.path.join(imp, "graph.json"), "--backend", "relax", "--project",
-                              "--weights", os.path.join(imp, "weights.safetensors")],
-                             capture_output=True, text=True, timeout=120)
-        if ctx.returncode != 0:
-            results[key] = ("wrong", "msc-codegen context failed: " + ctx.stderr[-2000:])
-            continue
-        graph = relax_check.graph_from_context(json.loads(ctx.stdout), graph)
-        problems = (relax_check.api_problems(source, sigs, removed, "model.py")
-                    + relax_check.struct_info_problems(source, graph))
-        if problems:
-            results[key] = ("wrong", "static check: " + "; ".join(problems)[:2000])
-            continue
-        if found:
-            python, env = found
-            r = subprocess.run([python, "test_model.py", "--atol", str(TORCH_TOL[0]), "--rtol", str(TORCH_TOL[1])],
-                               cwd=proj, capture_output=True, text=True, env=env, timeout=600)
-            if "PASSED" not in r.stdout:
-                results[key] = ("wrong" if "FAILED" in r.stdout else "run-error", (r.stdout + r.stderr)[-2000:])
-                continue
-        results[key] = ("pass", "")
     return results
 
 
@@ -471,7 +434,9 @@ def markdown(results, backends, ops, scope, argv):
 def main():
     global DATA, SCOPE
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--backends", default="torch")
+    ap.add_argument("--backends", default="", help="comma-separated (default: every backend the suite finds)")
+    ap.add_argument("--merge", choices=["yes", "no"], default=None,
+                    help="only the backends whose projects are (yes) / are not (no) merged (backend.yaml test.merge)")
     ap.add_argument("--folders", default=",".join(FOLDERS))
     ap.add_argument("--filter", default="")
     ap.add_argument("--list", default="", help="file with one folder/test per line")
@@ -495,11 +460,19 @@ def main():
             sys.exit("error: tests/onnx/testdata.py failed: " + p.stderr[-2000:])
         args.data = p.stdout.strip().splitlines()[-1]
     DATA, SCOPE = os.path.abspath(args.data), os.path.abspath(args.scope)
-    backends = [b for b in args.backends.split(",") if b]
+    found = {b.name: b for b in suite_backends.discover(BINARY)}
+    backends = [b for b in args.backends.split(",") if b] or sorted(found)
+    unknown = [b for b in backends if b not in found]
+    if unknown:
+        sys.exit("error: unknown backend(s) %s (found: %s)" % (", ".join(unknown), ", ".join(sorted(found))))
+    if args.merge is not None:
+        backends = [b for b in backends if found[b].merge == (args.merge == "yes")]
     tests = list_tests(args.folders.split(","), args.filter, args.list)
     if args.from_json:
         with open(args.from_json) as f:
-            results = {k: {b: tuple(v[b]) for b in backends} for k, v in json.load(f).items() if k in tests}
+            data = json.load(f)
+        backends = [b for b in backends if all(b in v for v in data.values())]  # the ones it has
+        results = {k: {b: tuple(v[b]) for b in backends} for k, v in data.items() if k in tests}
         tests = [k for k in tests if k in results]
         ops = {k: op_types(k) for k in tests}
         for line in summarize(results, backends, ops, load_scope()):
@@ -516,13 +489,11 @@ def main():
             results[key] = res
             dirs[key] = out
     ready = lambda b: [(k, dirs[k]) for k in tests if results[k][b][0] == "generated"]  # noqa: E731
-    runners = {"torch": lambda items: run_torch([(k, os.path.join(d, "torch")) for k, d in items], args.jobs),
-               "vulkan": lambda items: run_vulkan(items, work, args.jobs),
-               "relax": run_relax}
     for b in backends:
         items = ready(b)
         if items:
-            for k, r in runners[b](items).items():
+            run = run_merged(found[b], items, work) if found[b].merge else run_each(found[b], items, args.jobs)
+            for k, r in run.items():
                 results[k][b] = r
     ops = {k: op_types(k) for k in tests}
     scope = load_scope()

@@ -354,6 +354,22 @@ def test_safetensors_rejects_corrupt_files():
         load_bytes(blob[:6])
 
 
+def test_safetensors_reads_bfloat16_as_float32():
+    """numpy has no bfloat16: BF16 (ONNX's bf16 goldens) is read as float32, exactly."""
+    import json
+    import struct
+    bits = np.array([0x3F80, 0xC040, 0x7F80, 0x0001], dtype="<u2")  # 1, -3, inf, smallest subnormal
+    header = json.dumps({"b": {"dtype": "BF16", "shape": [2, 2], "data_offsets": [0, 8]}}).encode()
+    header += b" " * (-len(header) % 8)
+    got = load_bytes(struct.pack("<Q", len(header)) + header + bits.tobytes())[0]["b"]
+    assert got.dtype == np.float32 and got.shape == (2, 2)
+    assert got.ravel().tolist() == [1.0, -3.0, float("inf"), float(np.uint32(0x10000).view(np.float32))]
+    header = json.dumps({"s": {"dtype": "BF16", "shape": [], "data_offsets": [0, 2]}}).encode()  # 0-d
+    header += b" " * (-len(header) % 8)
+    got = load_bytes(struct.pack("<Q", len(header)) + header + bits[1:2].tobytes())[0]["s"]
+    assert isinstance(got, np.ndarray) and got.dtype == np.float32 and got.shape == () and float(got) == -3.0
+
+
 # ----------------------------------------------------------------------------- golden data & semantics
 
 

@@ -12,6 +12,7 @@
 #include "generator/common/error.h"
 #include "generator/emit/backend_spec.h"
 #include "generator/emit/context.h"
+#include "generator/emit/generate.h"
 #include "generator/emit/naming.h"
 #include "generator/emit/writer.h"
 #include "generator/ir/graph.h"
@@ -241,6 +242,36 @@ TEST_CASE("backend.yaml is read strictly, with file:line:col") {
             .rfind(file + ":4:18: unknown key 'dynamic_shapes' in test (valid keys: ", 0) == 0);
   CHECK(error_for(ok + "test: {run: [x], env: {A: [1]}}\n") ==
         file + ":4:27: test.env.A must be a string");
+  // atol: a finite number >= 0.
+  CHECK(error_for(ok + "test: {run: [x], atol: 1.0e-5}\n") == "");
+  CHECK(error_for(ok + "test: {run: [x], atol: -1}\n") ==
+        file + ":4:24: test.atol must be a finite number >= 0");
+  CHECK(error_for(ok + "test: {run: [x], atol: big}\n") ==
+        file + ":4:24: test.atol must be a number");
+  // trait_snippets: a known trait -> an existing template; an op's own snippet wins over it.
+  CHECK(error_for(ok + "trait_snippets: {elementwise: ops/ew.j2}\n") ==
+        file + ":4:31: trait_snippets.elementwise: no template " +
+            (root / "b" / "ops/ew.j2").string());
+  fs::create_directories(root / "b" / "ops");
+  std::ofstream(root / "b" / "ops" / "ew.j2") << "ew";
+  std::ofstream(root / "b" / "ops" / "exp.j2") << "own";
+  CHECK(error_for(ok + "trait_snippets: {elementwise: ops/ew.j2}\n") == "");
+  CHECK(error_for(ok + "trait_snippets: {elementwize: ops/ew.j2}\n")
+            .rfind(file + ":4:31: trait_snippets: unknown trait 'elementwize' (known: ", 0) == 0);
+  {
+    const auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
+    std::ofstream(file) << ok +
+                               "trait_snippets: {unary_math: ops/ew.j2, elementwise: ops/exp.j2}\n";
+    const auto raw = msc::emit::LoadBackendSpec(root.string(), "b");
+    CHECK(raw.SnippetFor("acosh") == "ops/acosh.j2");  // traits not resolved: its own path
+    const auto spec = msc::emit::LoadBackendSpec(root.string(), "b", opdefs);
+    CHECK(spec.SnippetFor("exp") == "ops/exp.j2");              // its own snippet
+    CHECK(spec.SnippetFor("acosh") == "ops/ew.j2");             // unary_math, listed first
+    CHECK(spec.SnippetFor("add") == "ops/exp.j2");              // elementwise only
+    CHECK(spec.SnippetFor("nn.conv2d") == "ops/nn/conv2d.j2");  // no such trait: its own path
+    CHECK(msc::emit::HasSnippet(spec, "acosh"));
+    CHECK_FALSE(msc::emit::HasSnippet(spec, "nn.conv2d"));
+  }
   fs::remove_all(root);
 }
 

@@ -225,7 +225,7 @@ TEST_CASE("float kernels refuse activations that are not float32 or float16") {
 }
 
 TEST_CASE("a float16 output needs the embedded +f16 variant (msc_vk_embed_shaders F16)") {
-  // "add" has no f16 variant (the dtype-generic kernels write float16 from "+ext"): stands for a
+  // "binary" has no f16 variant (the dtype-generic kernels write float16 from "+ext"): stands for a
   // float kernel whose project was built without F16.
   vkt::Arena ar(vkt::Ctx());
   const Tensor y = ar.Alloc("y", {4}, DType::kFloat16), x = ar.Alloc("x", {4});
@@ -234,8 +234,8 @@ TEST_CASE("a float16 output needs the embedded +f16 variant (msc_vk_embed_shader
   CHECK(ops::detail::FloatStem("nn/softmax", {msc_vk::InTexel(y), msc_vk::Out(x)}) == "nn/softmax");
   vkt::ExpectError(
       [&] {
-        ops::detail::FloatStem("add", {msc_vk::InTexel(x), msc_vk::Out(y)});
+        ops::detail::FloatStem("binary", {msc_vk::InTexel(x), msc_vk::Out(y)});
       },
-      "kernel 'y' writes float16, but shader 'add+f16' is not embedded "
+      "kernel 'y' writes float16, but shader 'binary+f16' is not embedded "
       "(msc_vk_embed_shaders(... F16)");
 }

@@ -1090,7 +1090,7 @@ TEST_CASE("+ext kernels need optional device features; float32/int32 kernels do 
   ExpectValues(Read(ar, f), {1, 2, 3, 4}, DType::kFloat32);
   msc_vk::Program p(ctx);
   vkt::ExpectError([&] { ops::Astype(p, a, Alloc(ar, "as_bool", DType::kBool, {4})); },
-                   "kernel 'as_bool' (shader 'astype+ext'): needs the Vulkan device feature "
+                   "kernel 'as_bool' (shader 'unary+ext'): needs the Vulkan device feature "
                    "shaderInt64 (64-bit integer arithmetic), which device " +
                        ctx.info().name + " does not support");
   vkt::ExpectNoValidationMessages(ctx);

@@ -1,6 +1,6 @@
-// Elementwise binary ops with numpy broadcasting; included by one 4-line .comp per optype (add,
-// power, equal, nn/bias_add, ...). The op is the specialization constant OP (host:
-// ops::BinaryOp, same numbering), so every stem compiles to the same kernel.
+// Elementwise binary ops with numpy broadcasting; included by binary.comp (every op of
+// common/binary_ops.glsl's table) and nn/bias_add.comp. The op is the specialization constant
+// OP (the table's B_* code, which the host passes).
 //
 //   C[i] = Op(A[a_index(i)], B[b_index(i)])     dtypes AT, BT, CT; <= 6 (collapsed) dims
 //

@@ -2,19 +2,39 @@
 // OP specialization constant) and ew_chain.comp (a program of ops in specialization constants),
 // so a fused elementwise chain computes exactly what the unfused ops do.
 //
-// Codes: ops::BinaryOp (host table kBinary in ops_elementwise.cc), B_* below.
 // Float semantics follow torch: maximum/minimum propagate NaN; floor_divide and floor_mod use
 // fmod with a sign fix-up (aten div_floor_floating / remainder); power handles negative bases
 // with integer exponents, 0^0 = 1 and 0^negative = inf.
 #ifndef MSC_VK_BINARY_OPS_GLSL
 #define MSC_VK_BINARY_OPS_GLSL
 
-// ops::BinaryOp
-const uint B_ADD = 0u, B_SUBTRACT = 1u, B_MULTIPLY = 2u, B_DIVIDE = 3u, B_POWER = 4u,
-           B_MAXIMUM = 5u, B_MINIMUM = 6u, B_FLOOR_DIVIDE = 7u, B_FLOOR_MOD = 8u, B_EQUAL = 9u,
-           B_NOT_EQUAL = 10u, B_GREATER = 11u, B_GREATER_EQUAL = 12u, B_LESS = 13u,
-           B_LESS_EQUAL = 14u, B_LOGICAL_AND = 15u, B_LOGICAL_OR = 16u, B_LOGICAL_XOR = 17u,
-           B_BITWISE_AND = 18u, B_BITWISE_OR = 19u, B_BITWISE_XOR = 20u;
+// The binary table: one line per op code, `// msc_vk:binary OPTYPE... KIND`. The runtime's
+// host table (ops_elementwise.cc kBinary) is generated from these lines (cmake/OpTables.cmake), so
+// a new binary op is a line here and its case in BinaryF (and binary.glsl's integer switch).
+// KIND: arith (computed in y's dtype), compare (bool y; float32 when an input is a float),
+// logical (on truth values, bool y), bitwise (integer or bool tensors only).
+// A code is the host's OP specialization constant; a new op takes an unused number.
+const uint B_ADD = 0u;            // msc_vk:binary add arith
+const uint B_SUBTRACT = 1u;       // msc_vk:binary subtract arith
+const uint B_MULTIPLY = 2u;       // msc_vk:binary multiply arith
+const uint B_DIVIDE = 3u;         // msc_vk:binary divide arith
+const uint B_POWER = 4u;          // msc_vk:binary power arith
+const uint B_MAXIMUM = 5u;        // msc_vk:binary maximum arith
+const uint B_MINIMUM = 6u;        // msc_vk:binary minimum arith
+const uint B_FLOOR_DIVIDE = 7u;   // msc_vk:binary floor_divide arith
+const uint B_FLOOR_MOD = 8u;      // msc_vk:binary floor_mod arith
+const uint B_EQUAL = 9u;          // msc_vk:binary equal compare
+const uint B_NOT_EQUAL = 10u;     // msc_vk:binary not_equal compare
+const uint B_GREATER = 11u;       // msc_vk:binary greater compare
+const uint B_GREATER_EQUAL = 12u; // msc_vk:binary greater_equal compare
+const uint B_LESS = 13u;          // msc_vk:binary less compare
+const uint B_LESS_EQUAL = 14u;    // msc_vk:binary less_equal compare
+const uint B_LOGICAL_AND = 15u;   // msc_vk:binary logical_and logical
+const uint B_LOGICAL_OR = 16u;    // msc_vk:binary logical_or logical
+const uint B_LOGICAL_XOR = 17u;   // msc_vk:binary logical_xor logical
+const uint B_BITWISE_AND = 18u;   // msc_vk:binary bitwise_and bitwise
+const uint B_BITWISE_OR = 19u;    // msc_vk:binary bitwise_or bitwise
+const uint B_BITWISE_XOR = 20u;   // msc_vk:binary bitwise_xor bitwise
 
 float FMod(float a, float b) { return a - b * trunc(a / b); }
 

@@ -1,6 +1,6 @@
-// Elementwise unary ops and dtype conversions; included by one 4-line .comp per optype (abs.comp,
-// nn/relu.comp, astype.comp, full.comp, ...). The op is the specialization constant OP (host:
-// ops::UnaryOp, same numbering), so every stem compiles to the same kernel.
+// Elementwise unary ops and dtype conversions; included by unary.comp (every op of
+// common/unary_ops.glsl's table: abs, nn.relu, astype, full, ...). The op is the specialization
+// constant OP (the table's U_* code, which the host passes).
 //
 //   Y[i] = Op(X[X_SCALAR ? 0 : i])         X dtype XT, Y dtype YT (common/dtype.glsl codes)
 //

@@ -2,7 +2,6 @@
 // specialization constant) and ew_chain.comp (a program of ops in specialization constants), so
 // a fused elementwise chain computes exactly what the unfused ops do.
 //
-// Codes: ops::UnaryOp (host table kUnary in ops_elementwise.cc), U_* below.
 // Formulas: asin/acos via two-argument atan (Mesa's asin/acos are ~1e-4 off), erf from
 // Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7); tanh as sign(x) (1 - 2 / (exp(2|x|) + 1)) (no
 // inf/inf); gelu_tanh as torch GELU(approximate='tanh'); selu constants from Klambauer et al.
@@ -11,15 +10,51 @@
 #ifndef MSC_VK_UNARY_OPS_GLSL
 #define MSC_VK_UNARY_OPS_GLSL
 
-// ops::UnaryOp
-const uint U_IDENTITY = 0u, U_ABS = 1u, U_ACOS = 2u, U_ACOSH = 3u, U_ASIN = 4u, U_ASINH = 5u,
-           U_ATAN = 6u, U_ATANH = 7u, U_CEIL = 8u, U_COS = 9u, U_COSH = 10u, U_ERF = 11u,
-           U_EXP = 12u, U_FLOOR = 13u, U_LOG = 14u, U_NEGATIVE = 15u, U_ROUND = 16u,
-           U_RSQRT = 17u, U_SIGN = 18u, U_SIN = 19u, U_SINH = 20u, U_SQRT = 21u, U_SQUARE = 22u,
-           U_TAN = 23u, U_ISFINITE = 24u, U_ISINF = 25u, U_ISNAN = 26u, U_LOGICAL_NOT = 27u,
-           U_BITWISE_NOT = 28u, U_RELU = 29u, U_SIGMOID = 30u, U_TANH = 31u, U_GELU = 32u,
-           U_GELU_TANH = 33u, U_SILU = 34u, U_LEAKYRELU = 35u, U_SOFTPLUS = 36u, U_SELU = 37u,
-           U_CLIP = 38u;
+// The unary table: one line per op code, `// msc_vk:unary OPTYPE... DOMAIN`. The runtime's
+// host table (ops_elementwise.cc kUnary) is generated from these lines (cmake/OpTables.cmake), so
+// a new unary op is a line here and its case in UnaryF (and OpI for an exact integer op).
+// DOMAIN: float (any numeric x computed in float32, y has x's dtype), int (also exact on
+// integers), bool (logical/bitwise not on integers or bool, no floats), predicate (y bool).
+// A code is the host's OP specialization constant; a new op takes an unused number.
+const uint U_IDENTITY = 0u;     // msc_vk:unary astype cast full int
+const uint U_ABS = 1u;          // msc_vk:unary abs int
+const uint U_ACOS = 2u;         // msc_vk:unary acos float
+const uint U_ACOSH = 3u;        // msc_vk:unary acosh float
+const uint U_ASIN = 4u;         // msc_vk:unary asin float
+const uint U_ASINH = 5u;        // msc_vk:unary asinh float
+const uint U_ATAN = 6u;         // msc_vk:unary atan float
+const uint U_ATANH = 7u;        // msc_vk:unary atanh float
+const uint U_CEIL = 8u;         // msc_vk:unary ceil int
+const uint U_COS = 9u;          // msc_vk:unary cos float
+const uint U_COSH = 10u;        // msc_vk:unary cosh float
+const uint U_ERF = 11u;         // msc_vk:unary erf float
+const uint U_EXP = 12u;         // msc_vk:unary exp float
+const uint U_FLOOR = 13u;       // msc_vk:unary floor int
+const uint U_LOG = 14u;         // msc_vk:unary log float
+const uint U_NEGATIVE = 15u;    // msc_vk:unary negative int
+const uint U_ROUND = 16u;       // msc_vk:unary round int
+const uint U_RSQRT = 17u;       // msc_vk:unary rsqrt float
+const uint U_SIGN = 18u;        // msc_vk:unary sign int
+const uint U_SIN = 19u;         // msc_vk:unary sin float
+const uint U_SINH = 20u;        // msc_vk:unary sinh float
+const uint U_SQRT = 21u;        // msc_vk:unary sqrt float
+const uint U_SQUARE = 22u;      // msc_vk:unary square int
+const uint U_TAN = 23u;         // msc_vk:unary tan float
+const uint U_ISFINITE = 24u;    // msc_vk:unary isfinite predicate
+const uint U_ISINF = 25u;       // msc_vk:unary isinf predicate
+const uint U_ISNAN = 26u;       // msc_vk:unary isnan predicate
+const uint U_LOGICAL_NOT = 27u; // msc_vk:unary logical_not predicate
+const uint U_BITWISE_NOT = 28u; // msc_vk:unary bitwise_not bool
+const uint U_RELU = 29u;        // msc_vk:unary nn.relu int
+const uint U_SIGMOID = 30u;     // msc_vk:unary sigmoid float
+const uint U_TANH = 31u;        // msc_vk:unary tanh float
+const uint U_GELU = 32u;        // msc_vk:unary nn.gelu float
+const uint U_GELU_TANH = 33u;   // msc_vk:unary nn.gelu_tanh msc.gelu float
+const uint U_SILU = 34u;        // msc_vk:unary nn.silu float
+const uint U_LEAKYRELU = 35u;   // msc_vk:unary nn.leakyrelu float
+const uint U_SOFTPLUS = 36u;    // msc_vk:unary nn.softplus float
+const uint U_SELU = 37u;        // msc_vk:unary nn.selu float
+const uint U_CLIP = 38u;        // msc_vk:unary clip int
 
 float Erf(float x) {
   const float a = abs(x);

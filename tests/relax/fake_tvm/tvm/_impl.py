@@ -426,8 +426,8 @@ def _tuple(fields):
 
 # ---- ops: evaluation with torch (relax semantics) -------------------------------------------------
 
-_TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "int64": torch.int64,
-                 "int32": torch.int32, "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
+_TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16, "int64": torch.int64,
+                 "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
 
 
 def dtype_name(t):
@@ -559,7 +559,7 @@ def topi_pool(data, k, s, d, pads, ceil_mode, count_include_pad, is_max):
         reg = region[0][:, :, None, None] & region[1][None, None, :, :]
     kdims = tuple(range(-2 * dims + 1, 0, 2))
     if is_max:
-        low = torch.finfo(data.dtype).min
+        low = (torch.finfo if data.is_floating_point() else torch.iinfo)(data.dtype).min
         return torch.where(mask, g, torch.tensor(low, dtype=data.dtype)).amax(dim=kdims)
     total = torch.where(mask, g, torch.zeros((), dtype=data.dtype)).sum(dim=kdims)
     count = (reg if count_include_pad else mask).sum(dim=tuple(range(1, 2 * dims, 2))).clamp(min=1)
@@ -572,7 +572,9 @@ def _pool2d(is_max):
             raise NotImplementedError("fake tvm: pool layout %s/%s" % (layout, out_layout))
         top, left, bottom, right = _pad4(padding)
         k, s, d = _pair(pool_size, "pool_size"), _pair(strides, "strides"), _pair(dilation, "dilation")
-        if top != bottom or left != right or (not is_max and d != [1, 1]):
+        # torch's kernels: float only, symmetric padding of at most half the kernel
+        if (top != bottom or left != right or (not is_max and d != [1, 1]) or not data.is_floating_point()
+                or 2 * top > k[0] or 2 * left > k[1]):
             return topi_pool(data, k, s, d, [(top, bottom), (left, right)], bool(ceil_mode), bool(count_include_pad),
                              is_max)
         if is_max:

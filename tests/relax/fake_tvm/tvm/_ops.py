@@ -398,7 +398,8 @@ def _pool1d(is_max):
             raise NotImplementedError("fake tvm: pool1d layout %s/%s" % (layout, out_layout))
         left, right = _pad2(padding)
         k, s, d = _one(pool_size), _one(strides), _one(dilation)
-        if left != right or (not is_max and d != 1):
+        # torch's kernels: float only, symmetric padding of at most half the kernel
+        if left != right or (not is_max and d != 1) or not data.is_floating_point() or 2 * left > k:
             return I.topi_pool(data, [k], [s], [d], [(left, right)], bool(ceil_mode), bool(count_include_pad), is_max)
         if is_max:
             return F.max_pool1d(data, k, s, left, d, bool(ceil_mode))

@@ -230,7 +230,8 @@ def load_safetensors(path, expect=None):
         except ValueError as e:  # more dimensions than numpy allows
             raise err("shape %s: %s" % (shape, e), name) from None
         if code == "BF16":
-            arr = (arr.astype(np.uint32) << 16).view(np.float32)
+            # np.uint32 shift: a 0-d uint32 << a Python int is int64 under numpy 1.x (value-based casting)
+            arr = np.asarray(np.left_shift(arr.astype(np.uint32), np.uint32(16))).view(np.float32)
         out[name] = arr.astype(arr.dtype.newbyteorder("="), copy=False)
     return out
 

@@ -1,5 +1,0 @@
-// divide: C = A / B (IEEE division; integers truncate).
-// Bindings, push and specialization constants: see common/binary.glsl.
-// msc_vk:variants ext
-#version 450
-#include "common/binary.glsl"

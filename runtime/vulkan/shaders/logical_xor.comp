@@ -1,5 +1,0 @@
-// logical_xor: C = A != B as bools.
-// Bindings, push and specialization constants: see common/binary.glsl.
-// msc_vk:variants ext
-#version 450
-#include "common/binary.glsl"

@@ -1,5 +1,0 @@
-// nn.relu: Y = max(X, 0).
-// Bindings, push and specialization constants: see common/unary.glsl.
-// msc_vk:variants ext
-#version 450
-#include "common/unary.glsl"
