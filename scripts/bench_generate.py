@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generation wall time and peak memory of msc-codegen for resnet18 and synthetic graphs.
 
-    /usr/bin/python3 scripts/bench_generate.py [--binary build/msc-codegen] [--backends torch relax vulkan numpy]
+    /usr/bin/python3 scripts/bench_generate.py [--binary build/msc-codegen] [--backends B ...]  (default: every backend)
                                                [--nodes 10000 100000] [--repeat 3]
 
 The synthetic graph is a residual MLP on [1, 16]: repeated (msc.linear_bias -> nn.relu -> add)
@@ -91,10 +91,13 @@ def time_generate(binary, graph, weights, backend, out, repeat):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "msc-codegen"))
-    ap.add_argument("--backends", nargs="+", default=["torch", "relax", "vulkan", "numpy"])
+    ap.add_argument("--backends", nargs="+", default=None, help="default: every backend `msc-codegen backends` lists")
     ap.add_argument("--nodes", type=int, nargs="+", default=[10000], help="sizes of the synthetic graphs")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    if args.backends is None:
+        listing = subprocess.run([args.binary, "backends", "--json"], capture_output=True, text=True, check=True)
+        args.backends = [b["name"] for b in json.loads(listing.stdout)]
     with tempfile.TemporaryDirectory() as tmp:
         graphs = {}
         r18 = os.path.join(tmp, "resnet18")

@@ -2,19 +2,23 @@
 """Every model of the exporter through each frontend, generated for each backend, golden-tested.
 
     <venv python> scripts/check_models.py [--models m1,m2] [--paths fx,export,pt2]
-        [--backends torch,relax,vulkan] [--out out/check_models] [--codegen build/msc-codegen]
-        [--image-size 224] [--vulkan-batch 4] [--markdown FILE]
+        [--backends B1,B2] [--out out/check_models] [--codegen build/msc-codegen]
+        [--image-size 224] [--merge-batch 4] [--markdown FILE]
 
 Run with the project's venv (scripts/install_venv.sh: torch 2.x, the newest apache-tvm). For each
 (model, path) it exports graph.json + weights + golden data (`fx`: torch.fx, `export`:
-torch.export, `pt2`: torch.export.save then `import_pt2`), then generates a project per backend
-and runs its own golden test: torch and relax with this interpreter (`python test_model.py`;
-relax at atol = rtol = 1e-4, see TOLERANCE),
-vulkan as merged graphs of --vulkan-batch exported models each (msc_export.graph_merge: one CMake
-build, `run_test.sh`, per batch: a merge of every model makes one model.cc too large to compile in
-reasonable time). Prints a Markdown table -- model, path, nodes, max abs error per backend
-("fail: ..." when the export or a test failed; "n/a" where torch.fx cannot trace the model) --
-and exits 1 when anything failed.
+torch.export, `pt2`: torch.export.save then `import_pt2`), then generates a project for every
+backend the test suite finds (tests/common/backends.py; --backends picks some) and runs it as its
+backend.yaml `test` says with `--save-outputs`, on this interpreter (a `python: tvm` backend on
+this venv's apache-tvm unless MSC_TVM_PYTHON / MSC_TVM_HOME say otherwise); the outputs are
+compared here with the golden ones: |got - golden| <= atol + rtol * |golden|, rtol 1e-4 and atol
+max(1e-4, the backend's test.atol) (TVM's LLVM kernels and GPU transcendentals sum and round in
+another order than PyTorch: deep convolution stacks differ by ~1e-5). A backend whose projects are
+merged (test.merge: a build costs minutes) gets one project per --merge-batch exported models
+(msc_export.graph_merge; a merge of every model makes one source too large to compile in reasonable
+time). Prints a Markdown table -- model, path, nodes, max abs error per backend ("fail: ..." when
+the export or a check failed; "n/a" where torch.fx cannot trace the model) -- and exits 1 when
+anything failed.
 
 Models: the examples (examples/<name>/export.py, their own data and training; paths fx and export),
 torchvision's (examples/models/export.py's, calibrated; seeded random weights) and Hugging Face
@@ -25,7 +29,6 @@ tests/export/aten_models.py's op-family models (export paths only).
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -38,10 +41,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, os.path.join(REPO, "examples", "models"))
 sys.path.insert(0, os.path.join(REPO, "tests", "export"))
+sys.path.insert(0, os.path.join(REPO, "tests", "common"))
 
 from msc_export import export_torch, import_pt2, write_export  # noqa: E402
 from msc_export.graph_merge import merge_graphs  # noqa: E402
 from msc_export.safetensors_np import load_file, save_file  # noqa: E402
+import backends as suite_backends  # noqa: E402
 
 EXAMPLES = ["conv_relu", "fashion_mnist_mlp", "resnet18", "mobilenet_v2", "text_transformer", "gpt2_block"]
 TORCHVISION = ["vit_b_16", "swin_t", "convnext_tiny", "efficientnet_b0", "shufflenet_v2_x1_0", "squeezenet1_0",
@@ -50,7 +55,7 @@ HF = ["hf_bert", "hf_gpt2", "hf_llama", "hf_vit"]
 # tests/export/aten_models.py: every ATen op family the export importer maps (export paths only)
 ATEN = ["aten_families", "aten_more", "aten_composed"]
 PATHS = ["fx", "export", "pt2"]
-BACKENDS = ["torch", "relax", "vulkan"]
+SAVED = "saved_outputs.safetensors"  # --save-outputs, in the project folder
 
 
 class _LastHidden(torch.nn.Module):
@@ -124,39 +129,51 @@ def export_one(model_name, path, out, image_size):
     return len(result.graph.nodes)
 
 
-# Golden-test tolerances other than the project's default (1e-5): TVM's LLVM kernels sum in
-# another order than PyTorch (deep convolution stacks differ by ~1e-5 absolute), so relax gets
-# 1e-4, as tests/onnx runs it.
-TOLERANCE = {"relax": ["--atol", "1e-4", "--rtol", "1e-4"]}
-ERR_RE = re.compile(r"max abs err ([0-9.e+-]+|nan|inf)")
-VK_RE = re.compile(r"output '([^']*)' \(\d+ values\): max_abs=([0-9.e+-]+|nan|inf)")
+def check(saved, golden, backend, prefix=""):
+    """Max abs error of the saved outputs against the golden ones (names with `prefix`, which is
+    dropped from the golden names); raises RuntimeError naming the first output out of tolerance
+    or missing."""
+    atol, rtol = max(1e-4, backend.atol), 1e-4
+    worst = 0.0
+    for name, want in golden.items():
+        got = saved.get(prefix + name)
+        if got is None or got.shape != want.shape:
+            raise RuntimeError("output %s: %s" % (name, "missing" if got is None else "shape %s, golden %s" % (
+                list(got.shape), list(want.shape))))
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        err = np.abs(g - w)
+        bad = ~((err <= atol + rtol * np.abs(w)) | (np.isnan(g) & np.isnan(w)) | (g == w))
+        if bad.any():
+            raise RuntimeError("output %s: %d of %d elements differ, max abs err %.3g (atol %g, rtol %g)" % (
+                name, int(bad.sum()), bad.size, float(np.nanmax(err)), atol, rtol))
+        worst = max(worst, float(np.nanmax(err)) if err.size else 0.0)
+    return worst
 
 
-def run_python_backend(codegen, export_dir, backend, out):
-    """Generates `backend` for the export in `export_dir` and runs its golden test; returns the
-    max abs error over the outputs. Raises RuntimeError with the failure."""
+def run_project(codegen, backend, export_dir, out):
+    """Generates `backend` for the export in `export_dir` and runs it on the golden inputs; returns
+    its outputs ({MSC tensor name: array}, for check). Raises RuntimeError with the failure."""
     gen = subprocess.run([codegen, "generate", "--graph", os.path.join(export_dir, "graph.json"), "--weights",
                           os.path.join(export_dir, "weights.safetensors"), "--golden",
-                          os.path.join(export_dir, "golden"), "--backend", backend, "--out", out, "--force"],
-                         capture_output=True, text=True, timeout=600)
+                          os.path.join(export_dir, "golden"), "--backend", backend.name, "--out", out, "--force"],
+                         capture_output=True, text=True, timeout=1200)
     if gen.returncode != 0:
         raise RuntimeError("generate: " + gen.stderr.strip().splitlines()[-1])
-    run = subprocess.run([sys.executable, "test_model.py", *TOLERANCE.get(backend, [])], cwd=out, capture_output=True,
-                         text=True, timeout=3600)
-    errors = [float(e) for e in ERR_RE.findall(run.stdout)]
-    if run.returncode != 0 or not errors:
+    run = suite_backends.run_project(backend, out, debian_python=sys.executable, timeout=7200,
+                                     args=["--save-outputs", SAVED])
+    if run.returncode != 0 or not os.path.isfile(os.path.join(out, SAVED)):
         tail = (run.stdout + run.stderr).strip().splitlines()
-        raise RuntimeError("test: " + (tail[-1] if tail else "no output"))
-    return max(errors)
+        raise RuntimeError("run: " + (tail[-1] if tail else "no output"))
+    return load_file(os.path.join(out, SAVED))
 
 
-def run_vulkan_merged(codegen, exports, out):
-    """One Vulkan project of every export (graph_merge), built and run once; returns
+def run_merged(codegen, backend, exports, out):
+    """One project of every export (graph_merge, names prefixed per export), run once; returns
     {key: max abs error or failure text}."""
     parts, weights, inputs, outputs, prefixes = [], {}, {}, {}, {}
     for i, (key, export_dir) in enumerate(sorted(exports.items())):
         prefix = "m%d_" % i
-        prefixes[prefix] = key
+        prefixes[key] = prefix
         with open(os.path.join(export_dir, "graph.json"), encoding="utf-8") as f:
             parts.append((prefix, json.load(f)))
         weights.update({prefix + k: v for k, v in load_file(os.path.join(export_dir, "weights.safetensors")).items()})
@@ -170,30 +187,17 @@ def run_vulkan_merged(codegen, exports, out):
     save_file(weights, os.path.join(merged_dir, "weights.safetensors"))
     save_file(inputs, os.path.join(merged_dir, "golden", "inputs.safetensors"))
     save_file(outputs, os.path.join(merged_dir, "golden", "outputs.safetensors"))
-    project = os.path.join(out, "vulkan")
-    gen = subprocess.run([codegen, "generate", "--graph", os.path.join(merged_dir, "graph.json"), "--weights",
-                          os.path.join(merged_dir, "weights.safetensors"), "--golden",
-                          os.path.join(merged_dir, "golden"), "--backend", "vulkan", "--out", project, "--force"],
-                         capture_output=True, text=True, timeout=1200)
-    if gen.returncode != 0:
-        return {key: "fail: generate: " + gen.stderr.strip().splitlines()[-1] for key in exports}
-    run = subprocess.run(["bash", "run_test.sh"], cwd=project, capture_output=True, text=True, timeout=7200)
-    found = {}
-    for name, err in VK_RE.findall(run.stdout):
-        for prefix, key in prefixes.items():
-            if name.startswith(prefix):
-                found[key] = max(found.get(key, 0.0), float(err))
+    try:
+        saved = run_project(codegen, backend, merged_dir, os.path.join(out, backend.name))
+    except RuntimeError as err:
+        return {key: "fail: %s" % err for key in exports}
     results = {}
-    for key in exports:
-        if key in found and run.returncode == 0:
-            results[key] = found[key]
-        elif key in found:  # the run failed: which outputs broke is in its lines
-            bad = [line for line in run.stdout.splitlines() if "FAIL" in line and any(
-                line.find("'" + p) >= 0 for p, k in prefixes.items() if k == key)]
-            results[key] = found[key] if not bad else "fail: " + bad[0].strip()
-        else:
-            tail = (run.stdout + run.stderr).strip().splitlines()
-            results[key] = "fail: " + (tail[-1] if tail else "no output")
+    for key, export_dir in exports.items():
+        golden = load_file(os.path.join(export_dir, "golden", "outputs.safetensors"))
+        try:
+            results[key] = check(saved, golden, backend, prefixes[key])
+        except RuntimeError as err:
+            results[key] = "fail: %s" % err
     return results
 
 
@@ -202,14 +206,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=",".join(EXAMPLES + TORCHVISION + HF + ATEN))
     ap.add_argument("--paths", default=",".join(PATHS))
-    ap.add_argument("--backends", default=",".join(BACKENDS))
+    ap.add_argument("--backends", default="", help="comma-separated (default: every backend the suite finds)")
     ap.add_argument("--out", default=os.path.join(REPO, "out", "check_models"))
     ap.add_argument("--codegen", default=os.path.join(REPO, "build", "msc-codegen"))
     ap.add_argument("--image-size", type=int, default=224)
-    ap.add_argument("--vulkan-batch", type=int, default=4, help="exports merged into one Vulkan build")
+    ap.add_argument("--merge-batch", type=int, default=4, help="exports merged into one project of a merge backend")
     ap.add_argument("--markdown", default="", help="also write the table to this file")
     args = ap.parse_args()
-    models, paths, backends = (v.split(",") for v in (args.models, args.paths, args.backends))
+    models, paths = args.models.split(","), args.paths.split(",")
+    found = {b.name: b for b in suite_backends.discover(args.codegen)}
+    backends = args.backends.split(",") if args.backends else sorted(found)
+    unknown = [b for b in backends if b not in found]
+    if unknown:
+        ap.error("unknown backend(s) %s (found: %s)" % (", ".join(unknown), ", ".join(sorted(found))))
+    if "MSC_TVM_PYTHON" not in os.environ and "MSC_TVM_HOME" not in os.environ:
+        os.environ["MSC_TVM_PYTHON"] = sys.executable  # relax on this venv's apache-tvm, not the stand-in
+    one_by_one = [b for b in backends if not found[b].merge]
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     rows, exports = {}, {}
     for model in models:
@@ -231,27 +243,25 @@ def main():
                 continue
             rows[key] = {"nodes": nodes}
             exports[key] = os.path.join(out, "export")
-            for backend in backends:
-                if backend == "vulkan":
-                    continue
+            for backend in one_by_one:
                 try:
-                    rows[key][backend] = run_python_backend(args.codegen, exports[key], backend,
-                                                            os.path.join(out, backend))
+                    saved = run_project(args.codegen, found[backend], exports[key], os.path.join(out, backend))
+                    golden = load_file(os.path.join(exports[key], "golden", "outputs.safetensors"))
+                    rows[key][backend] = check(saved, golden, found[backend])
                 except Exception as err:  # noqa: BLE001
                     rows[key][backend] = "fail: %s" % str(err)[:160]
-            print("%s %s: %d nodes %s (%.0f s)" % (model, path, nodes, {b: rows[key].get(b) for b in backends
-                                                                         if b != "vulkan"}, time.time() - t0),
-                  flush=True)
-    if "vulkan" in backends and exports:
+            print("%s %s: %d nodes %s (%.0f s)" % (model, path, nodes, {b: rows[key].get(b) for b in one_by_one},
+                                                   time.time() - t0), flush=True)
+    for backend in [b for b in backends if found[b].merge]:
         keys = sorted(exports)
-        for start in range(0, len(keys), args.vulkan_batch):
-            batch = {k: exports[k] for k in keys[start:start + args.vulkan_batch]}
+        for start in range(0, len(keys), args.merge_batch):
+            batch = {k: exports[k] for k in keys[start:start + args.merge_batch]}
             t0 = time.time()
-            for key, value in run_vulkan_merged(args.codegen, batch, os.path.join(
-                    args.out, "vulkan_batch%d" % (start // args.vulkan_batch))).items():
-                rows[key]["vulkan"] = value
-            print("vulkan %s: %s (%.0f s)" % (", ".join("%s/%s" % k for k in batch),
-                                              {k: rows[k]["vulkan"] for k in batch}, time.time() - t0), flush=True)
+            for key, value in run_merged(args.codegen, found[backend], batch, os.path.join(
+                    args.out, "%s_batch%d" % (backend, start // args.merge_batch))).items():
+                rows[key][backend] = value
+            print("%s %s: %s (%.0f s)" % (backend, ", ".join("%s/%s" % k for k in batch),
+                                          {k: rows[k][backend] for k in batch}, time.time() - t0), flush=True)
     lines = ["| model | path | nodes | " + " | ".join(backends) + " |", "|---|---|---|" + "---|" * len(backends)]
     failed = False
     for (model, path), row in rows.items():

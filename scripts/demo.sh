@@ -3,7 +3,7 @@
 # msc-codegen binary (only it: no test binaries or test shaders), then export the PyTorch model ->
 # generate a project -> run the project's golden test. Each step line shows the seconds elapsed.
 #   bash scripts/demo.sh [EXAMPLE=fashion_mnist_mlp] [BACKENDS="torch"] [OUT_ROOT=out/examples]
-# Examples: conv_relu, fashion_mnist_mlp, resnet18, hostile. Backends: torch relax vulkan.
+# Examples: conv_relu, fashion_mnist_mlp, resnet18, hostile. Backends: any of `msc-codegen backends`.
 # BUILD_DIR (default <repo>/build): a build already there is reused as it is configured; a new one
 # is configured without the test suite (scripts/build.sh and scripts/test.sh turn it back on).
 set -euo pipefail

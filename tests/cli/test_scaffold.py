@@ -1,5 +1,6 @@
 """Authoring tools: `msc-codegen new-op`, `new-backend` and `context`, run on temporary copies of
 opdefs/, templates/ and the per-op test cases (never on the repository's own files)."""
+import glob
 import hashlib
 import json
 import os
@@ -83,9 +84,10 @@ def run_case(tree, code):
 # ---- new-op -------------------------------------------------------------------------------------
 
 def test_new_op_writes_opdef_snippets_and_case_then_generate_fails_clearly(tree, tmp_path):
+    import yaml
     proc = tree.cli("new-op", "nn.my_op", "--cases", tree.cases_ops)
-    snippets = {"torch": "ops/nn/my_op.py.j2", "relax": "ops/nn/my_op.py.j2",
-                "vulkan": "ops/nn/my_op.cc.j2"}
+    specs = {p.parent.name: yaml.safe_load(p.read_text()) for p in tree.templates.glob("*/backend.yaml")}
+    snippets = {b: spec["op_template"].replace("{path}", "nn/my_op") for b, spec in specs.items()}
     for backend, rel in snippets.items():
         path = tree.templates / backend / rel
         assert "created  %s" % path in proc.stdout
@@ -97,7 +99,8 @@ def test_new_op_writes_opdef_snippets_and_case_then_generate_fails_clearly(tree,
         assert "msc-codegen context GRAPH.json --node NAME --backend %s" % backend in words
         assert "node.attrs_raw" not in text, backend
     words = lambda path: " ".join(path.read_text().split())  # noqa: E731  (the header is wrapped)
-    assert "op_sections (init, forward, params, helpers)" in words(tree.templates / "torch" / snippets["torch"])
+    for backend, rel in snippets.items():
+        assert "op_sections (%s)" % ", ".join(specs[backend]["op_sections"]) in words(tree.templates / backend / rel)
     nn_yaml = (tree.opdefs / "nn.yaml").read_text()
     assert "appended %s" % (tree.opdefs / "nn.yaml") in proc.stdout
     assert re.search(r"\nnn\.my_op:\n  summary: .*\n  # traits: .*\n  inputs: \[x\]", nn_yaml)
@@ -105,7 +108,7 @@ def test_new_op_writes_opdef_snippets_and_case_then_generate_fails_clearly(tree,
 
     # ops lists it, as a stub on every backend
     row = ops_row(tree, "nn.my_op")
-    assert set(row) >= {"relax", "torch", "vulkan"} and set(row.values()) == {"stub"}
+    assert set(row) == set(snippets) and set(row.values()) == {"stub"}
     # a graph using it fails on every backend with the stub's message; nothing is written
     graph = graph_with(tmp_path, "nn.my_op")
     for backend, rel in snippets.items():
@@ -231,7 +234,8 @@ def generate_all(tree, backend, out, model="conv_relu"):
             for d, _, files in os.walk(out) for f in files}
 
 
-@pytest.mark.parametrize("source", ["torch", "vulkan"])
+@pytest.mark.parametrize("source", sorted(os.path.basename(os.path.dirname(p)) for p in
+                                           glob.glob(os.path.join(ROOT, "templates", "*", "backend.yaml"))))
 def test_new_backend_from_generates_the_same_project(tree, tmp_path, source):
     proc = tree.cli("new-backend", "mine", "--from", source)
     assert "created  %s" % (tree.templates / "mine") in proc.stdout
@@ -253,7 +257,9 @@ def test_new_backend_from_generates_the_same_project(tree, tmp_path, source):
     for model in ("conv_relu", "mlp"):
         a = generate_all(tree, source, tmp_path / (model + "_a"), model)
         b = generate_all(tree, "mine", tmp_path / (model + "_b"), model)
-        assert a == b
+        # the same bytes, but for a header that names the backend (options.backend)
+        named = ("(backend: %s)" % source).encode()
+        assert a == {k: v.replace(b"(backend: mine)", named) for k, v in b.items()}
     # refused once it exists; nothing changes
     before = tree.snapshot()
     proc = tree.cli("new-backend", "mine", "--from", "torch", check=False)

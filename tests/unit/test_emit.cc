@@ -301,6 +301,12 @@ TEST_CASE("backend precisions: vulkan offers fp16 for its conv / linear weights"
   CHECK(has(p.activations_mixed, "msc.attention"));
   CHECK(has(p.activations_same, "reshape"));
   CHECK_FALSE(has(p.activations_mixed, "nn.pad"));  // its kernel writes float32 only
-  for (const char* b : {"torch", "relax", "numpy"})
-    CHECK(msc::emit::LoadBackendSpec(root, b).precisions.empty());
+  // A backend offers a reduced precision exactly when its backend.yaml has a `precision` entry.
+  for (const std::string& b : msc::emit::ListBackends(root)) {
+    std::ifstream in(root + "/" + b + "/backend.yaml");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK_MESSAGE(msc::emit::LoadBackendSpec(root, b).precisions.empty() ==
+                      (text.find("\nprecision:") == std::string::npos),
+                  b);
+  }
 }

@@ -1,6 +1,6 @@
-"""The generated torch and numpy projects on today's stack: every per-op case of
-tests/ops/cases/cases.py (the cases tests/ops runs on Debian's torch 1.13 / numpy 1.24) is
-generated for each Python backend and its own golden harness (test_model.main) runs under the
+"""The generated projects of the plain-Python backends (test.python: debian; torch and numpy) on
+today's stack: every per-op case of tests/ops/cases/cases.py (the cases tests/ops runs on Debian's
+torch 1.13 / numpy 1.24) is generated for each of them and its own golden harness (test_model.main) runs under the
 project's venv (MSC_VENV_PYTHON: torch 2.x, numpy 2.x; scripts/install_venv.sh), in two parallel
 batches (tests/common/run_golden_batch.py). Each project must print PASSED.
 
@@ -17,9 +17,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "ops"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "common"))
 import run_golden_batch  # noqa: E402
-from test_ops import cases, generate, write_case  # noqa: E402  (the per-op cases and their writer)
+from test_ops import BACKENDS as FOUND, cases, generate, write_case  # noqa: E402  (the per-op cases, their writer)
 
-BACKENDS = ["torch", "numpy"]
+# The backends whose projects run on a plain Python interpreter (backend.yaml test.python: debian),
+# here the venv's; relax's run on the TVM under test (tests/relax, relax_tvm_newest).
+BACKENDS = [b.name for b in FOUND if b.python == "debian"]
 
 
 def venv_python():
