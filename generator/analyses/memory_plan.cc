@@ -125,6 +125,38 @@ MemoryPlan PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
     }
     result.in_place[i] = true;
   }
+  // Sibling outputs side by side: the outputs of one node (a split's pieces) of one size whose
+  // alias groups end at the same step are one block, output k at k * the aligned size, so one
+  // kernel can write them all as an evenly spaced span (the Vulkan runtime's split). Equal ends:
+  // no output keeps another's bytes alive longer than its own, so the peak does not grow.
+  std::vector<long long> group_end(items.size(), -2);
+  for (size_t i = 0; i < items.size(); ++i)
+    group_end[root(i)] = std::max(group_end[root(i)], items[i].end);
+  for (const PlanNode& node : nodes) {
+    if (node.alias || node.unplanned || node.constant || node.outputs.size() < 2) continue;
+    std::vector<size_t> roots;
+    long long nbytes = -1;
+    bool ok = true;
+    for (const PlanOut& t : node.outputs) {
+      auto it = by_name.find(*t.name);
+      if (it == by_name.end()) {
+        ok = false;
+        break;
+      }
+      const size_t r = root(it->second);
+      if (nbytes < 0) nbytes = items[it->second].nbytes;
+      ok = ok && items[it->second].nbytes == nbytes && nbytes > 0 && slice_parent[r] == SIZE_MAX &&
+           group_end[r] == group_end[root(by_name.at(*node.outputs[0].name))];
+      for (size_t o : roots) ok = ok && o != r;
+      roots.push_back(r);
+    }
+    if (!ok) continue;
+    const long long step = std::max(alignment, (nbytes + alignment - 1) / alignment * alignment);
+    for (size_t k = 1; k < roots.size(); ++k) {
+      slice_parent[roots[k]] = roots[0];
+      slice_offset[roots[k]] = static_cast<long long>(k) * step;
+    }
+  }
   // The outermost group holding a group, and the group's byte offset in it.
   auto outermost = [&](size_t r, long long* off) {
     for (*off = 0; slice_parent[r] != SIZE_MAX; r = slice_parent[r]) *off += slice_offset[r];

@@ -408,7 +408,8 @@ void Concatenate(Program& p, const std::vector<Tensor>& inputs, const Tensor& y,
 void Stack(Program& p, const std::vector<Tensor>& inputs, const Tensor& y, int64_t axis);
 // split x along `axis` into `outputs`: sections > 0 = that many equal pieces (numpy
 // array_split rule as relax: ceil-sized pieces, the last smaller); else split before each of
-// `indices` (clamped). One copy dispatch per non-empty piece.
+// `indices` (clamped). One copy dispatch per non-empty piece; one in all when the pieces are
+// equal and their outputs evenly spaced in one buffer (an arena's side-by-side qkv split).
 void Split(Program& p, const Tensor& x, const std::vector<Tensor>& outputs, int64_t sections,
            const std::vector<int64_t>& indices, int64_t axis);
 // strided_slice (numpy/relax semantics): for each axes[i]: begin[i], end[i], strides[i] (empty

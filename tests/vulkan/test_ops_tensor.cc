@@ -797,6 +797,67 @@ TEST_CASE("data movement: broadcast_to, tile, repeat, flip, split, stack, concat
       "broadcast_to 'bt': input 'x' float32 [2, 5] does not broadcast to [3, 5]");
 }
 
+TEST_CASE("split: equal pieces laid out evenly in one buffer are one dispatch, others one each") {
+  // x [2, 5, 12] split in 3 along the last axis (a transformer's qkv): outputs allocated side by
+  // side in the arena (as the memory plan places them) take one copy; with a tensor between two
+  // of them (uneven spacing) or pieces of unequal size, one copy per piece. Values as numpy.
+  for (DType d : kAll) {
+    INFO(Name(d));
+    vkt::Arena ar(vkt::Ctx(), 1 << 18);
+    Vals xv = RandomVals(120, 11, -50, 50, true);
+    for (double& v : xv) v = Convert(d, v);
+    const Tensor x = Input(ar, "x", d, {2, 5, 12}, xv);
+    auto piece = [&](int64_t j, int64_t w, int64_t begin) {
+      Vals v;
+      for (int64_t r = 0; r < 10; ++r)
+        for (int64_t k = 0; k < w; ++k) v.push_back(xv[r * 12 + begin + j * w + k]);
+      return v;
+    };
+    const Tensor q = Alloc(ar, "q", d, {2, 5, 4}), k = Alloc(ar, "k", d, {2, 5, 4}),
+                 v = Alloc(ar, "v", d, {2, 5, 4});
+    vkt::RunProgram(vkt::Ctx(), 1, [&](msc_vk::Program& p) {
+      ops::Split(p, x, {q, k, v}, 3, {}, -1);
+    });
+    ExpectValues(Read(ar, q), piece(0, 4, 0), d, 0, "q");
+    ExpectValues(Read(ar, k), piece(1, 4, 0), d, 0, "k");
+    ExpectValues(Read(ar, v), piece(2, 4, 0), d, 0, "v");
+    const Tensor a = Alloc(ar, "a", d, {2, 5, 4}), gap = Alloc(ar, "gap", d, {7}),
+                 b = Alloc(ar, "b", d, {2, 5, 4}), c = Alloc(ar, "c", d, {2, 5, 4});
+    vkt::RunProgram(vkt::Ctx(), 3, [&](msc_vk::Program& p) {
+      ops::Split(p, x, {a, b, c}, 3, {}, 2);
+    });
+    ExpectValues(Read(ar, a), piece(0, 4, 0), d, 0, "a (uneven spacing)");
+    ExpectValues(Read(ar, b), piece(1, 4, 0), d, 0, "b (uneven spacing)");
+    ExpectValues(Read(ar, c), piece(2, 4, 0), d, 0, "c (uneven spacing)");
+    // two pieces are always evenly spaced: one dispatch, also across a tensor between them
+    const Tensor e = Alloc(ar, "e", d, {2, 5, 6}), gap2 = Input(ar, "gap2", d, {7}, Vals(7, 1)),
+                 f = Alloc(ar, "f", d, {2, 5, 6});
+    vkt::RunProgram(vkt::Ctx(), 1, [&](msc_vk::Program& p) { ops::Split(p, x, {e, f}, 2, {}, 2); });
+    ExpectValues(Read(ar, e), piece(0, 6, 0), d, 0, "e");
+    ExpectValues(Read(ar, f), piece(1, 6, 0), d, 0, "f");
+    ExpectValues(Read(ar, gap2), Vals(7, 1), d, 0, "the tensor between them is not written");
+    const Tensor u0 = Alloc(ar, "u0", d, {2, 5, 5}), u1 = Alloc(ar, "u1", d, {2, 5, 5}),
+                 u2 = Alloc(ar, "u2", d, {2, 5, 2});
+    vkt::RunProgram(vkt::Ctx(), 3, [&](msc_vk::Program& p) {
+      ops::Split(p, x, {u0, u1, u2}, 0, {5, 10}, 2);
+    });
+    ExpectValues(Read(ar, u0), piece(0, 5, 0), d, 0, "u0 (unequal pieces)");
+    ExpectValues(Read(ar, u1), piece(1, 5, 0), d, 0, "u1 (unequal pieces)");
+    ExpectValues(Read(ar, u2), piece(0, 2, 10), d, 0, "u2 (unequal pieces)");
+    // along a middle axis: [2, 5, 12] -> 5 x [2, 1, 12], side by side
+    std::vector<Tensor> rows;
+    for (int j = 0; j < 5; ++j) rows.push_back(Alloc(ar, "r" + std::to_string(j), d, {2, 1, 12}));
+    vkt::RunProgram(vkt::Ctx(), 1, [&](msc_vk::Program& p) { ops::Split(p, x, rows, 5, {}, 1); });
+    for (int j = 0; j < 5; ++j) {
+      Vals want;
+      for (int i = 0; i < 2; ++i)
+        for (int c = 0; c < 12; ++c) want.push_back(xv[(i * 5 + j) * 12 + c]);
+      ExpectValues(Read(ar, rows[j]), want, d, 0, "row " + std::to_string(j));
+    }
+  }
+  vkt::ExpectNoValidationMessages(vkt::Ctx());
+}
+
 TEST_CASE("permute_dims beyond 4 dims: swin-style 6-D, and 8-D split into several dispatches") {
   for (DType d : {DType::kFloat32, DType::kFloat16, DType::kBool, DType::kInt64}) {
     struct Case {

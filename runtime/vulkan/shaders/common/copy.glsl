@@ -1,6 +1,7 @@
 // Strided copy of raw elements (any dtype), included by reshape, squeeze, expand_dims,
-// permute_dims, transpose, concat/concatenate/stack/split (one dispatch per piece),
-// strided_slice, broadcast_to (stride 0), flip (negative stride), tile, repeat.
+// permute_dims, transpose, concat/concatenate/stack/split (one dispatch per piece; split: one for
+// all when its outputs are equal and evenly spaced in one buffer), strided_slice, broadcast_to
+// (stride 0), flip (negative stride), tile, repeat.
 //
 //   for each index c of `shape` (<= 6 dims, outermost first):
 //     Y[dst_offset + sum_d c[d] * dst_stride[d]] = X[src_offset + sum_d c[d] * src_stride[d]]
