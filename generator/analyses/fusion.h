@@ -1,8 +1,8 @@
-// Fusion decisions on an MSCGraph (issue 9 item 2): which unary consumers (relu, clip, gelu,
-// ...) run as their producer's epilogue, which residual adds fold into a conv/GEMM producer, and
-// which trees of elementwise nodes run as one kernel. A backend opts in with backend.yaml's
-// fuse_* keys (emit::BackendSpec); emit::Context writes the decisions into the template context
-// as fused_epilogue / fused_residual / fused_into / fused_chain (docs/template-context.md), and
+// Fusion decisions on an MSCGraph (issue 9 item 2): which relu/clip consumers run as their
+// producer's epilogue, which residual adds fold into a conv/GEMM producer, and which trees of
+// elementwise nodes run as one kernel. A backend opts in with backend.yaml's fuse_* keys
+// (emit::BackendSpec); emit::Context writes the decisions into the template context as
+// fused_epilogue / fused_residual / fused_into / fused_chain (docs/template-context.md), and
 // PlanMemory (memory_plan.h) lets fused outputs share bytes or get none.
 //
 // Epilogue fusion: a node whose optype is in `producers`, with one output that is not a graph
@@ -54,7 +54,7 @@ struct FusionOptions {
 
 /// The decisions for one node; indices are node indices, -1 for none.
 struct NodeFusion {
-  long long epilogue = -1;      ///< the unary consumer run as this node's epilogue
+  long long epilogue = -1;      ///< the relu/clip consumer run as this node's epilogue
   long long residual_add = -1;  ///< the add consumer run as this node's residual
   size_t residual_input = 0;    ///< which input of residual_add is the residual R
   long long into = -1;          ///< the producer (or chain root) this node was fused into

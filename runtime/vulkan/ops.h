@@ -37,21 +37,13 @@ namespace msc_vk {
 namespace ops {
 
 // Fused epilogue: y = clamp(y, min, max) when enabled (relu = clamp(y, 0, +inf)).
-// The epilogue of a conv / GEMM: a float unary op of the unary table (shaders/common/
-// unary_ops.glsl) applied to each output in the kernel, after bias and residual: relu, clip, and
-// any other float-valued one (nn.gelu, nn.silu, sigmoid, ...; the same float32 math as Unary).
-// `code` is the op's U_* code (0: none); min / max its float parameters p0 / p1 (clip: the bounds,
-// relu = clip to [0, inf); nn.leakyrelu: alpha; nn.softplus: beta, threshold).
 struct Activation {
-  uint32_t code = 0;
+  bool enabled = false;
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
-  bool enabled() const { return code != 0; }
   static Activation None() { return {}; }
-  static Activation Relu();
-  static Activation Clip(float lo, float hi);
-  // Throws Error for an optype that is not a float-valued op of the unary table.
-  static Activation Unary(const std::string& optype, float p0 = 0, float p1 = 0);
+  static Activation Relu() { return {true, 0.0f, std::numeric_limits<float>::infinity()}; }
+  static Activation Clip(float lo, float hi) { return {true, lo, hi}; }
 };
 
 // ---- convolution / GEMM ------------------------------------------------------------------

@@ -255,19 +255,6 @@ void BiasAdd(Program& p, const Tensor& x, const Tensor& bias, const Tensor& y, i
 
 // ---- unary -----------------------------------------------------------------------------------
 
-Activation Activation::Relu() { return Clip(0.0f, std::numeric_limits<float>::infinity()); }
-Activation Activation::Clip(float lo, float hi) { return Unary("clip", lo, hi); }
-Activation Activation::Unary(const std::string& optype, float p0, float p1) {
-  for (const UnaryDef& d : kUnary) {
-    if (optype == d.optype) {
-      if (d.code == 0 || (d.domain != Domain::kFloat && d.domain != Domain::kInt))
-        break;  // a conversion, predicate or logical op has no float value to apply
-      return {d.code, p0, p1};
-    }
-  }
-  throw Error("'" + optype + "' is not a float-valued unary op: no conv / GEMM epilogue");
-}
-
 void Unary(Program& p, const std::string& optype, const Tensor& x, const Tensor& y, float p0,
            float p1) {
   UnaryImpl(p, FindUnary(optype, y), x, y, p0, p1);

@@ -250,7 +250,7 @@ void UploadFloats(const Tensor& t, const std::vector<float>& data) {
 // Winograd F(FxF, 3x3): three dispatches over program-owned workspaces (see conv2d.glsl). The
 // shaders index U, V and M with 32-bit element offsets (checked here).
 void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor& x,
-                  const Tensor& w, const Tensor* bias, const Tensor& y, ConvPush push, uint32_t act,
+                  const Tensor& w, const Tensor* bias, const Tensor& y, ConvPush push, bool act,
                   const Tensor* residual) {
   const int64_t N = push.N, C = push.C, O = push.O;
   const int F = WinogradTile(N, push.OH, push.OW);
@@ -277,7 +277,7 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
     b.push_back(ResidualBinding(r, in, false));
     return b;
   };
-  const uint32_t a = act;  // the epilogue's U_* code
+  const uint32_t a = act ? 1u : 0u;
   // The transforms: one invocation per (channel, tile), channels packed together.
   LaunchAs(p, stem, "winograd in", bind(x, View::kTexelFloat, View::kTexelFloat, v, nullptr), push,
            {0u, 0u, 0u, 0u, kModeWinoInput, uint32_t(F)},
@@ -374,7 +374,7 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     algo = ConvAlgo::kDirect;
   }
   if (algo == ConvAlgo::kWinograd) {
-    WinogradConv(p, optype, stem, x, w, bias, y, push, a.act.code, res);
+    WinogradConv(p, optype, stem, x, w, bias, y, push, a.act.enabled, res);
     return;
   }
   if (algo == ConvAlgo::kDepthwise) {
@@ -390,8 +390,8 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     // One invocation per (plane, block), planes packed together (7x7 images: 4 blocks each).
     const uint64_t invocations = U32(N * C * blocks, optype, y, "depthwise invocations");
     LaunchAs(p, stem, "depthwise", std::move(bindings), push,
-             {a.act.code, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u, uint32_t(KH),
-              uint32_t(a.strides[0]), res ? 1u : 0u, 0u, xvec4 ? 1u : 0u, off},
+             {a.act.enabled ? 1u : 0u, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u,
+              uint32_t(KH), uint32_t(a.strides[0]), res ? 1u : 0u, 0u, xvec4 ? 1u : 0u, off},
              Grid1D(p.context(), invocations, 64), y);
     return;
   }
@@ -434,11 +434,12 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     const int64_t blocks = (O + kConvBM - 1) / kConvBM * ((P + 7) / 8);
     uint32_t sg = 0;
     const std::string gemm_stem = SubgroupStem(p, stem, &sg);
-    LaunchAs(p, stem, "im2col gemm", std::move(mm), g,
-             ConvSpec({a.act.code, kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
-                      res != nullptr, sg),
-             {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y,
-             gemm_stem);
+    LaunchAs(
+        p, stem, "im2col gemm", std::move(mm), g,
+        ConvSpec({a.act.enabled ? 1u : 0u, kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
+                 res != nullptr, sg),
+        {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y,
+        gemm_stem);
     return;
   }
   const bool gemm = algo == ConvAlgo::kGemm1x1;
@@ -459,10 +460,11 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
                                           U32(N, optype, y, "grid z")};
     uint32_t sg = 0;
     const std::string gemm_stem = SubgroupStem(p, stem, &sg);
-    LaunchAs(p, stem, "1x1 gemm", std::move(bindings), push,
-             ConvSpec({a.act.code, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
-                      res != nullptr, sg, xu4),
-             grid, y, gemm_stem);
+    LaunchAs(
+        p, stem, "1x1 gemm", std::move(bindings), push,
+        ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
+                 res != nullptr, sg, xu4),
+        grid, y, gemm_stem);
     return;
   }
   // One invocation per (channel block, pixel block), channel blocks packed together.
@@ -472,11 +474,11 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
                  "direct conv invocations per image"),
              64);
   grid[2] = U32(N, optype, y, "grid z");
-  LaunchAs(
-      p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
-      ConvSpec({a.act.code, wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u, kModeDirect},
-               res != nullptr),
-      grid, y);
+  LaunchAs(p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
+           ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u,
+                     store4 ? 1u : 0u, kModeDirect},
+                    res != nullptr),
+           grid, y);
 }
 
 struct GemmPush {
@@ -542,7 +544,7 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
                                       U32(batch, optype, y, "grid z")};
   detail::LaunchFloat(
       p, kernel.c_str(), std::move(bindings), push,
-      {trans_b ? 1u : 0u, act.code, vec4 ? 1u : 0u, tiled ? 1u : 0u, tiled ? 16u : 64u,
+      {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u, tiled ? 16u : 64u,
        tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg},
       grid, y);
 }

@@ -169,7 +169,7 @@ TEST_CASE("msc.linear / msc.linear_bias / nn.dense at odd and vec4 sizes (regist
             half ? ar.InputHalf("w", {c.N, K}, wd, &wd) : ar.Input("w", {c.N, K}, wd);
         const auto bd = c.bias ? vkt::Random(c.N, ++seed) : std::vector<float>{};
         auto expect = ref::Gemm(xd, wd, bd, 1, M, c.N, K, true, 0, 0);
-        if (c.act.enabled()) {
+        if (c.act.enabled) {
           for (float& v : expect) v = std::max(v, 0.0f);
         }
         Shape ys = c.x;
@@ -271,69 +271,6 @@ TEST_CASE("matmul / nn.batch_matmul with batch broadcasting, transpose_b and 1-D
         },
         "matmul 'mm': inner dims differ");
   }
-}
-
-TEST_CASE("a float unary op as the conv / GEMM epilogue computes what the op computes after it") {
-  // Fused into msc.linear_bias (register path: vec4 and scalar stores; tiled path) and
-  // msc.conv2d_bias (1x1 GEMM and depthwise modes), against the same kernel without epilogue
-  // followed by ops::Unary: the same float32 math (UnaryF of shaders/common/unary_ops.glsl) on the
-  // same sums. Each op and kernel variant is a pipeline lavapipe compiles (seconds): nn.gelu,
-  // nn.softplus (two parameters) and nn.silu stand for all.
-  struct Case {
-    const char* optype;
-    float p0, p1;
-    msc_vk::Context* ctx;
-    Shape x;
-  };
-  const Case linear[] = {{"nn.gelu", 0, 0, &vkt::Ctx(), {6, 64}},
-                         {"nn.softplus", 2.0f, 3.0f, &vkt::Ctx(), {5, 13}},
-                         {"nn.gelu", 0, 0, &vkt::StagingCtx(), {5, 13}}};
-  uint32_t seed = 4000;
-  for (const Case& u : linear) {
-    auto& ctx = *u.ctx;
-    INFO(u.optype << " linear " << msc_vk::ShapeToString(u.x) << " tiled "
-                  << ctx.use_tiled_kernels());
-    vkt::Arena ar(ctx);
-    const int64_t M = u.x[0], K = u.x[1], N = K == 64 ? 24 : 7;
-    const Tensor x = ar.Input("x", u.x, vkt::Random(M * K, ++seed, -2, 2));
-    const Tensor w = ar.Input("w", {N, K}, vkt::Random(N * K, ++seed, -0.5f, 0.5f));
-    const Tensor b = ar.Input("b", {N}, vkt::Random(N, ++seed));
-    const Tensor fused = ar.Alloc("fused", {M, N}), sum = ar.Alloc("sum", {M, N}),
-                 after = ar.Alloc("after", {M, N});
-    RunProgram(ctx, 3, [&](msc_vk::Program& p) {
-      ops::LinearBias(p, x, w, b, fused, ops::Activation::Unary(u.optype, u.p0, u.p1));
-      ops::LinearBias(p, x, w, b, sum);
-      ops::Unary(p, u.optype, sum, after, u.p0, u.p1);
-    });
-    vkt::ExpectClose(ar.Read(fused), ar.Read(after), 1e-6, 1e-6, "linear epilogue");
-  }
-  for (int64_t k : {1, 3}) {  // 1x1: the GEMM mode; 3x3 with 8 groups of 1: depthwise
-    INFO("nn.silu conv " << k << "x" << k);
-    auto& ctx = vkt::Ctx();
-    vkt::Arena ar(ctx);
-    ops::Conv2dAttrs a;
-    a.groups = k == 1 ? 1 : 8;
-    a.padding = {k / 2, k / 2, k / 2, k / 2};
-    const Tensor x = ar.Input("x", {1, 8, 6, 6}, vkt::Random(288, ++seed, -2, 2));
-    const Tensor w =
-        ar.Input("w", {8, 8 / a.groups, k, k}, vkt::Random(64 / a.groups * k * k, ++seed));
-    const Tensor b = ar.Input("b", {8}, vkt::Random(8, ++seed));
-    const Tensor fused = ar.Alloc("fused", {1, 8, 6, 6}), sum = ar.Alloc("sum", {1, 8, 6, 6}),
-                 after = ar.Alloc("after", {1, 8, 6, 6});
-    msc_vk::Program p(ctx);
-    ops::Conv2dBias(p, x, w, b, sum, a);
-    ops::Unary(p, "nn.silu", sum, after);
-    a.act = ops::Activation::Unary("nn.silu");
-    ops::Conv2dBias(p, x, w, b, fused, a);
-    p.Run();
-    vkt::ExpectClose(ar.Read(fused), ar.Read(after), 1e-6, 1e-6, "conv epilogue");
-  }
-  // ops that have no float value: a clear error
-  vkt::ExpectError([] { ops::Activation::Unary("isnan"); },
-                   "'isnan' is not a float-valued unary op: no conv / GEMM epilogue");
-  vkt::ExpectError([] { ops::Activation::Unary("nn.conv2d"); },
-                   "'nn.conv2d' is not a float-valued unary op");
-  vkt::ExpectNoValidationMessages(vkt::Ctx());
 }
 
 TEST_CASE("the GEMM family adds the fused residual before the activation (register and tiled)") {

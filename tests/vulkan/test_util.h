@@ -30,7 +30,7 @@ void ExpectNoValidationMessages(msc_vk::Context& ctx);
 std::vector<float> Random(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
 
 // Reference values through a conv/GEMM kernel's fused activation: clamped to [a.min, a.max]
-// when a.enabled() (relu: [0, inf), clip: [min, max]; other epilogues have no reference here).
+// when a.enabled (relu: [0, inf), clip: [min, max]).
 std::vector<float> Activate(std::vector<float> v, const msc_vk::ops::Activation& a);
 
 // Tensors bump-allocated (256-byte aligned) in one device buffer.

@@ -75,7 +75,6 @@
 // lane: 16 / SG row fetches per lane and k-step instead of 16 (as gemm.glsl SG). Subgroups that
 // straddle two row blocks (narrow outputs) fetch per invocation.
 #include "util.glsl"
-#include "unary_ops.glsl"
 #include "subgroup_rows.glsl"
 
 #define CONV_BM 16
@@ -83,7 +82,7 @@
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
-layout(constant_id = 0) const uint ACT = 0;  // the epilogue: a U_* code (unary_ops.glsl), 0 none
+layout(constant_id = 0) const uint ACT = 0;        // 1: v = clamp(v, act_min, act_max)
 layout(constant_id = 1) const uint WVEC4 = 0;      // 1: W view is vec4 (Cg*KH*KW % 4 == 0)
 layout(constant_id = 2) const uint DEPTHWISE = 0;  // 1: Cg == 1 and Og == 1
 layout(constant_id = 3) const uint STORE4 = 0;     // 1: OH*OW % 4 == 0, vec4 stores
@@ -139,13 +138,7 @@ layout(push_constant) uniform Push {
 float Epilogue(float v, uint e) {
   if (RES != 0)
     v += STORE4 != 0 ? texelFetch(Res, int(e >> 2))[e & 3u] : texelFetch(Res, int(e)).x;
-  return ACT != 0 ? UnaryF(ACT, v, p.act_min, p.act_max) : v;
-}
-
-// The activation on four values (the vec4 stores).
-vec4 Act4(vec4 v) {
-  return vec4(UnaryF(ACT, v.x, p.act_min, p.act_max), UnaryF(ACT, v.y, p.act_min, p.act_max),
-              UnaryF(ACT, v.z, p.act_min, p.act_max), UnaryF(ACT, v.w, p.act_min, p.act_max));
+  return ACT != 0 ? clamp(v, p.act_min, p.act_max) : v;
 }
 
 // Writes 8 outputs (pixels p0..p0+7 of one output channel row starting at element `row`):
@@ -158,8 +151,8 @@ void Store8(uint row, uint p0, uint ohw, vec4 v0, vec4 v1) {
       v1 += texelFetch(Res, int(c >> 2) + 1);
     }
     if (ACT != 0) {
-      v0 = Act4(v0);
-      v1 = Act4(v1);
+      v0 = clamp(v0, p.act_min, p.act_max);
+      v1 = clamp(v1, p.act_min, p.act_max);
     }
     Y4[c >> 2] = OUT_T4(v0);
     Y4[(c >> 2) + 1] = OUT_T4(v1);

@@ -31,7 +31,6 @@
 // TILED:         workgroup (16, 16, 1) (spec constants 4, 5), grid x = ceil(N / 64),
 //                y = ceil(M / 64), z = batch entries.
 #include "util.glsl"
-#include "unary_ops.glsl"
 #include "subgroup_rows.glsl"
 
 #define GEMM_BM 16
@@ -40,7 +39,7 @@
 layout(local_size_x_id = 4, local_size_y_id = 5, local_size_z = 1) in;
 
 layout(constant_id = 0) const uint TRANS_B = 0;  // 1: B is [N, K]
-layout(constant_id = 1) const uint ACT = 0;  // the epilogue: a U_* code (unary_ops.glsl), 0 none
+layout(constant_id = 1) const uint ACT = 0;      // 1: v = clamp(v, act_min, act_max) (relu: 0, +inf)
 layout(constant_id = 2) const uint VEC4 = 0;     // 1: vec4 texel views of A and B
 layout(constant_id = 3) const uint TILED = 0;    // 1: shared-memory tiled path (local size 16x16)
 layout(constant_id = 4) const uint LOCAL_X = 64;
@@ -95,13 +94,7 @@ void BatchBase(uint z, out uint a_base, out uint b_base) {
 float Epilogue(float v, uint e) {
   if (RES != 0)
     v += VEC4 != 0 ? texelFetch(Res, int(e >> 2))[e & 3u] : texelFetch(Res, int(e)).x;
-  return ACT != 0 ? UnaryF(ACT, v, p.act_min, p.act_max) : v;
-}
-
-// The activation on four values (the vec4 stores).
-vec4 Act4(vec4 v) {
-  return vec4(UnaryF(ACT, v.x, p.act_min, p.act_max), UnaryF(ACT, v.y, p.act_min, p.act_max),
-              UnaryF(ACT, v.z, p.act_min, p.act_max), UnaryF(ACT, v.w, p.act_min, p.act_max));
+  return ACT != 0 ? clamp(v, p.act_min, p.act_max) : v;
 }
 
 // The tiled path's epilogue of element e = C[.., m, n].
@@ -271,8 +264,8 @@ void main() {
           v1 += texelFetch(Res, int(c >> 2) + 1);
         }
         if (ACT != 0) {
-          v0 = Act4(v0);
-          v1 = Act4(v1);
+          v0 = clamp(v0, p.act_min, p.act_max);
+          v1 = clamp(v1, p.act_min, p.act_max);
         }
         C4[c >> 2] = OUT_T4(v0);
         C4[(c >> 2) + 1] = OUT_T4(v1);
