@@ -34,7 +34,9 @@ std::vector<NodeFusion> FuseCore(const std::vector<FuseNode>& nodes,
                                  const std::vector<std::string>& producers,
                                  const std::vector<std::string>& epilogues,
                                  const std::vector<std::string>& residual,
-                                 const std::vector<std::string>& residual_producers) {
+                                 const std::vector<std::string>& residual_producers,
+                                 const std::vector<std::string>& norms,
+                                 const std::vector<std::string>& norm_producers) {
   auto in = [](const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
   };
@@ -57,48 +59,76 @@ std::vector<NodeFusion> FuseCore(const std::vector<FuseNode>& nodes,
     const FuseNode& n = nodes[e];
     return in(epilogues, *n.optype) && n.inputs.size() == 1 && *n.inputs[0] == t && f[e].into < 0;
   };
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  auto fuse_producer = [&](size_t i) {
     const FuseNode& node = nodes[i];
     const bool producer = in(producers, *node.optype);
     const bool residual_producer = in(residual_producers, *node.optype);
-    if ((!producer && !residual_producer) || node.outputs.size() != 1) continue;
-    if (node.out_graph_output || node.consumers.size() != 1) continue;
+    if ((!producer && !residual_producer) || node.outputs.size() != 1) return;
+    if (node.out_graph_output || node.consumers.size() != 1) return;
     const FuseTensor& y = node.outputs[0];
     const size_t c = node_at(node.consumers[0]);
     const FuseNode& consumer = nodes[c];
-    if (f[c].into >= 0) continue;
+    if (f[c].into >= 0) return;
     if (producer && is_epilogue(c, *y.name)) {
       f[i].epilogue = static_cast<long long>(c);
       f[c].into = static_cast<long long>(i);
-      continue;
+      return;
     }
     // y = producer(...) + r, exactly two inputs, y's shape and dtype (no broadcasting), r not y.
     if (!residual_producer || !in(residual, *consumer.optype) || consumer.inputs.size() != 2 ||
         consumer.outputs.size() != 1)
-      continue;
+      return;
     const bool first = *consumer.inputs[0] == *y.name, second = *consumer.inputs[1] == *y.name;
-    if (first == second) continue;  // y + y (or, impossibly, y not read)
+    if (first == second) return;  // y + y (or, impossibly, y not read)
     const size_t r = first ? 1 : 0;
     auto rt = tensor_at.find(*consumer.inputs[r]);
-    if (rt == tensor_at.end()) continue;
+    if (rt == tensor_at.end()) return;
     const size_t rn = rt->second.first;
     const FuseTensor& rten = nodes[rn].outputs[rt->second.second];
     const FuseTensor& sum = consumer.outputs[0];
     auto same = [&](const FuseTensor& a) { return *a.dtype == *y.dtype && *a.shape == *y.shape; };
-    if (!same(rten) || !same(sum)) continue;
+    if (!same(rten) || !same(sum)) return;
     // The producer runs at its own position: r must be there already. Graph inputs (the host
     // writes them before the run) and constants (uploaded weights) always are.
-    if (!(rn < i || rten.graph_input || *nodes[rn].optype == "constant")) continue;
+    if (!(rn < i || rten.graph_input || *nodes[rn].optype == "constant")) return;
     f[i].residual_add = static_cast<long long>(c);
     f[i].residual_input = r;
     f[c].into = static_cast<long long>(i);
     f[c].alias_input = first ? 0 : 1;
     // Then the relu/clip after the add, unless the sum must stay materialized (graph output).
-    if (consumer.out_graph_output || consumer.consumers.size() != 1) continue;
+    if (consumer.out_graph_output || consumer.consumers.size() != 1) return;
     const size_t e = node_at(consumer.consumers[0]);
-    if (!in(producers, *node.optype) || !is_epilogue(e, *sum.name)) continue;
+    if (!in(producers, *node.optype) || !is_epilogue(e, *sum.name)) return;
     f[i].epilogue = static_cast<long long>(e);
     f[e].into = static_cast<long long>(i);
+  };
+  // After P's epilogue / residual decisions: a norm reading P's last fused value, alone (above).
+  auto fuse_norm = [&](size_t i) {
+    const FuseNode& node = nodes[i];
+    if (!in(norm_producers, *node.optype) || node.outputs.size() != 1) return;
+    size_t last = i;  // the node whose output is the last fused value
+    if (f[i].residual_add >= 0) last = static_cast<size_t>(f[i].residual_add);
+    if (f[i].epilogue >= 0) last = static_cast<size_t>(f[i].epilogue);
+    const FuseNode& ln = nodes[last];
+    if (ln.outputs.empty()) return;
+    const FuseTensor& t = ln.outputs[0];
+    for (const std::string* cname : ln.consumers) {
+      const size_t c = node_at(cname);
+      const FuseNode& cn = nodes[c];
+      if (!in(norms, *cn.optype) || f[c].into >= 0 || cn.inputs.size() != 1 ||
+          *cn.inputs[0] != *t.name || cn.outputs.size() != 1 || *cn.outputs[0].dtype != *t.dtype ||
+          *cn.outputs[0].shape != *t.shape)
+        continue;
+      f[i].norm = static_cast<long long>(c);
+      f[i].norm_keeps_input = ln.out_graph_output || ln.consumers.size() > 1;
+      f[c].into = static_cast<long long>(i);
+      f[c].own_bytes = true;
+      return;
+    }
+  };
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    fuse_producer(i);
+    fuse_norm(i);
   }
   return f;
 }
@@ -242,7 +272,7 @@ FusionPlan PlanFusion(const Dataflow& dataflow, const FusionOptions& options) {
   }
   if (!options.producers.empty())
     plan.nodes = FuseCore(fn, options.producers, options.epilogues, options.residual,
-                          options.residual_producers);
+                          options.residual_producers, options.norms, options.norm_producers);
   plan.chains = ChainCore(fn, plan.nodes, options.elementwise_ops, options.elementwise_selects,
                           options.max_ops, options.max_inputs);
   return plan;

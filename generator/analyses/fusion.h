@@ -20,6 +20,14 @@
 // graph output and its only consumer E is an epilogue as above, E is fused into P too. The
 // producer's position is where the fused nodes now compute, so nothing reads their outputs earlier.
 //
+// Norm epilogues: after the above, let t be the producer P's last fused value (its output y, the
+// residual sum, or the relu/clip after them). A consumer N of t whose optype is in `norms` (e.g.
+// nn.layer_norm), P's optype in `norm_producers`, N taking t as its only input and having one
+// output z of t's dtype and shape, runs in P's epilogue too (NodeFusion::norm = N, N's `into` = P,
+// N's `own_bytes`: z is a tensor of its own, written and t read at P's position). t's other
+// readers, if any, still read t (NodeFusion::norm_keeps_input: t is also a graph output or read by
+// another node, so P must store it).
+//
 // Elementwise chains (after the above: nodes fused there take no part): trees of elementwise nodes
 // run as ONE kernel at the position of their last node, the root. A node can join when its optype
 // is in `elementwise_ops` (its inputs and output float32 or float16: computed in float32, rounded
@@ -46,6 +54,8 @@ struct FusionOptions {
   std::vector<std::string> epilogues;            ///< fuse_epilogues
   std::vector<std::string> residual;             ///< fuse_residual
   std::vector<std::string> residual_producers;   ///< fuse_residual_producers
+  std::vector<std::string> norms;                ///< fuse_epilogues.norms
+  std::vector<std::string> norm_producers;       ///< fuse_epilogues.norm_producers
   std::vector<std::string> elementwise_ops;      ///< fuse_elementwise_ops
   std::vector<std::string> elementwise_selects;  ///< fuse_elementwise_selects
   long long max_ops = 0;                         ///< fuse_elementwise_max_ops
@@ -60,6 +70,9 @@ struct NodeFusion {
   long long into = -1;          ///< the producer (or chain root) this node was fused into
   size_t alias_input = 0;       ///< fused into a producer: the input whose bytes the output shares
   long long chain = -1;         ///< the chain (FusionPlan::chains) this node is a member of
+  long long norm = -1;          ///< the norm consumer run in this node's epilogue
+  bool norm_keeps_input = false;  ///< the norm's input is read elsewhere too: store it
+  bool own_bytes = false;         ///< fused into a producer, with an output of its own (a norm)
 };
 
 /// One fused elementwise chain.

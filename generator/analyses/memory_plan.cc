@@ -30,10 +30,11 @@ struct PlanNode {
   bool alias = false;                      // alias optype or fused node
   bool get_item = false;                   // alias source is inputs[get_item_index]
   size_t get_item_index = 0;
-  bool fused = false;      // a fused node: its output shares the bytes of inputs[alias_input]
-  size_t alias_input = 0;  // (a residual add's may be its input 1)
-  bool unplanned = false;  // a fused chain member: its outputs get no bytes...
-  long long read_at = -1;  // ...and it reads its inputs here (the chain root's position)
+  bool fused = false;       // a fused node: its output shares the bytes of inputs[alias_input]
+  size_t alias_input = 0;   // (a residual add's may be its input 1)
+  bool unplanned = false;   // a fused chain member: its outputs get no bytes...
+  long long read_at = -1;   // ...and it reads its inputs here (the chain root's position)
+  long long write_at = -1;  // a norm fused into a producer: its output is written here
   // A concat whose output dims before its axis are all 1 (memory_plan.concat_in_place): input k's
   // bytes are the output's bytes from the sum of inputs 0..k-1's sizes on.
   bool concat = false;
@@ -55,7 +56,9 @@ MemoryPlan PlanCore(const std::vector<PlanNode>& nodes, long long alignment) {
       if (nodes[i].unplanned) break;  // computed in a fused chain's kernel, never stored
       // Graph inputs are written by the host before the first dispatch and graph outputs read after
       // the last, whatever the position of their nodes: they live from -1 / until n_nodes.
-      const long long begin = t.graph_input ? -1 : static_cast<long long>(i);
+      const long long begin = t.graph_input            ? -1
+                              : nodes[i].write_at >= 0 ? nodes[i].write_at
+                                                       : static_cast<long long>(i);
       const long long end = t.graph_output ? n_nodes : static_cast<long long>(i);
       by_name[*t.name] = items.size();
       items.push_back({t.name, t.nbytes, begin, end, items.size()});
@@ -338,8 +341,12 @@ MemoryPlan PlanMemory(const Dataflow& dataflow, const FusionPlan& fusion,
           {&t.name, nbytes, dataflow.is_graph_input(t.name), dataflow.is_graph_output(t.name)});
     }
     for (size_t k = 0; k < n.inputs.size(); ++k) pn[i].inputs.push_back(&dataflow.input(i, k).name);
-    pn[i].fused = f.into >= 0 && f.chain < 0;
+    pn[i].fused = f.into >= 0 && f.chain < 0 && !f.own_bytes;
     pn[i].alias_input = f.alias_input;
+    if (f.own_bytes) {  // a norm run in its producer's epilogue: there it reads and writes
+      pn[i].read_at = f.into;
+      pn[i].write_at = f.into;
+    }
     if (f.into >= 0 && f.chain >= 0) {  // a chain member before the root
       pn[i].unplanned = true;
       pn[i].read_at = f.into;

@@ -229,26 +229,32 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
     } else if (key == "test") {
       ParseTest(r, v, &spec);
     } else if (key == "fuse_epilogues") {
-      const auto entries =
-          r.Map(v, "fuse_epilogues", {"producers", "epilogues", "residual", "residual_producers"});
+      const auto entries = r.Map(
+          v, "fuse_epilogues",
+          {"producers", "epilogues", "residual", "residual_producers", "norms", "norm_producers"});
       for (const auto& [k, list] : entries) {
-        std::vector<std::string>& field = k == "producers"   ? spec.fusion.producers
-                                          : k == "epilogues" ? spec.fusion.epilogues
-                                          : k == "residual"  ? spec.fusion.residual
-                                                             : spec.fusion.residual_producers;
+        std::vector<std::string>& field = k == "producers"        ? spec.fusion.producers
+                                          : k == "epilogues"      ? spec.fusion.epilogues
+                                          : k == "residual"       ? spec.fusion.residual
+                                          : k == "norms"          ? spec.fusion.norms
+                                          : k == "norm_producers" ? spec.fusion.norm_producers
+                                                                  : spec.fusion.residual_producers;
         field = OptypeList(r, list, "fuse_epilogues." + k);
       }
       // A residual add is fused with the act after it, which only producers that take an epilogue
-      // can run; and a residual fusion needs both lists.
+      // can run (so can a norm after the producer); and each fusion needs both of its lists.
       if (spec.fusion.residual.empty() != spec.fusion.residual_producers.empty())
         r.Fail(v, "fuse_epilogues.residual and fuse_epilogues.residual_producers go together");
+      if (spec.fusion.norms.empty() != spec.fusion.norm_producers.empty())
+        r.Fail(v, "fuse_epilogues.norms and fuse_epilogues.norm_producers go together");
       for (const auto& [k, list] : entries) {
-        if (k != "residual_producers") continue;
-        for (const auto& p : spec.fusion.residual_producers)
+        if (k != "residual_producers" && k != "norm_producers") continue;
+        for (const auto& p :
+             k == "norm_producers" ? spec.fusion.norm_producers : spec.fusion.residual_producers)
           if (std::find(spec.fusion.producers.begin(), spec.fusion.producers.end(), p) ==
               spec.fusion.producers.end())
-            r.Fail(list, "fuse_epilogues.residual_producers: '" + p +
-                             "' is not in fuse_epilogues.producers");
+            r.Fail(list,
+                   "fuse_epilogues." + k + ": '" + p + "' is not in fuse_epilogues.producers");
       }
     } else if (key == "fuse_elementwise") {
       bool has_max_ops = false, has_max_inputs = false;
@@ -332,6 +338,8 @@ void ResolveTraits(BackendSpec& spec, const opdef::OpDefRegistry& opdefs) {
   resolve(spec.fusion.epilogues);
   resolve(spec.fusion.residual);
   resolve(spec.fusion.residual_producers);
+  resolve(spec.fusion.norms);
+  resolve(spec.fusion.norm_producers);
   resolve(spec.fusion.elementwise_ops);
   resolve(spec.fusion.elementwise_selects);
   for (auto& [name, p] : spec.precisions) {

@@ -86,9 +86,10 @@ struct BackendSpec {
   /// activations when memory.alignment > 0 (a power of two; 0: no `memory_plan`, no plan).
   /// See analyses/memory_plan.h.
   analyses::MemoryOptions memory{0, {}, {}};
-  /// backend.yaml `fuse_epilogues` {producers, epilogues, residual, residual_producers} and
-  /// `fuse_elementwise` {ops, selects, max_ops, max_inputs}; see analyses/fusion.h. Residual
-  /// producers are a subset of the producers; chains need both limits.
+  /// backend.yaml `fuse_epilogues` {producers, epilogues, residual, residual_producers, norms,
+  /// norm_producers} and `fuse_elementwise` {ops, selects, max_ops, max_inputs}; see
+  /// analyses/fusion.h. Residual and norm producers are subsets of the producers; chains need
+  /// both limits.
   analyses::FusionOptions fusion;
   /// Graph passes run before the context is built, in order (passes::PassNames()).
   std::vector<std::string> passes;

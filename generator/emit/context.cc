@@ -62,6 +62,8 @@ struct Keys {
   Value fused_epilogue = Value::Str("fused_epilogue");
   Value fused_residual = Value::Str("fused_residual");
   Value fused_into = Value::Str("fused_into");
+  Value fused_norm = Value::Str("fused_norm");
+  Value keeps_input = Value::Str("keeps_input");
   Value fused_chain = Value::Str("fused_chain");
   Value steps = Value::Str("steps");
   Value operands = Value::Str("operands");
@@ -418,6 +420,22 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
             ? tensors[ins[static_cast<size_t>(fusion[i].residual_add)][fusion[i].residual_input]]
                   .value
             : Value());
+    // the norm run in this node's epilogue: {name, ident, optype, attrs, weights, outputs,
+    // keeps_input}
+    if (fusion[i].norm >= 0) {
+      const size_t m = static_cast<size_t>(fusion[i].norm);
+      ValueDict r = node_ref(m);
+      ValueDict nw;
+      for (const auto& [role, t] : node_weights[m]) Set(nw, Value::Str(*role), tensors[t].value);
+      r.emplace_back(K.weights, Value::Dict(std::move(nw)));
+      ValueList nout;
+      for (size_t t : outs[m]) nout.push_back(tensors[t].value);
+      r.emplace_back(K.outputs, Value::List(std::move(nout)));
+      r.emplace_back(K.keeps_input, Value::Bool(fusion[i].norm_keeps_input));
+      d.emplace_back(K.fused_norm, Value::Dict(std::move(r)));
+    } else {
+      d.emplace_back(K.fused_norm, Value());
+    }
     // the producer this node's computation was folded into
     d.emplace_back(
         K.fused_into,

@@ -56,9 +56,15 @@ const std::vector<FieldDoc>& NodeFieldDocs() {
       {"node.fused_residual", "null|T",
        "with fuse_epilogues.residual: the other operand R of the residual add folded into this "
        "node (the output's shape and dtype): emit the node as epilogue(node + R); null otherwise"},
+      {"node.fused_norm", "null|{name, ident, optype, attrs, weights, outputs, keeps_input}",
+       "with fuse_epilogues.norms: the norm (e.g. nn.layer_norm) reading this node's last fused "
+       "value (after the residual and epilogue), run in its epilogue too: emit it with this node "
+       "(its output tensor outputs[0] is its own); keeps_input: that value is read elsewhere too "
+       "(a graph output or another reader), so store it as well; null otherwise"},
       {"node.fused_into", "str",
        "\"\" or the name of the producer this node was folded into (emit nothing for it: its "
-       "output shares the producer's), or of the root of its fused elementwise chain"},
+       "output shares the producer's, except a fused norm's), or of the root of its fused "
+       "elementwise chain"},
       {"node.fused_chain", "null|{inputs: [T], steps: [{name, ident, optype, attrs, operands}]}",
        "with backend.yaml fuse_elementwise: the chain this node belongs to (the same object on "
        "every member; null otherwise). Its root (fused_into \"\") emits the whole chain as one "

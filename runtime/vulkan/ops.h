@@ -69,20 +69,40 @@ void Conv2d(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, const
 void Conv2dBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
                 const Conv2dAttrs& a);
 
+// Fused layer_norm (backend.yaml fuse_epilogues.norms: a transformer's linear + residual +
+// layer_norm): with a NormEpilogue whose `out` is set, the GEMM ops below also compute
+//   *out = layer_norm(y) over `axes` (gamma / beta: nullptr for none; epsilon)
+// with ops::LayerNorm's semantics and checks, from the y they computed (after bias, residual and
+// activation). keep_y = false: nothing else reads y, so it need not be stored. When the register
+// kernel holds whole rows (no tiled kernels, axes the last one only, N <= 2048, *out of y's shape
+// and dtype) it is the same dispatch: y's rows are normalized in registers, summed through shared
+// memory (mean, then the population variance of the deviations, in float32 as nn/layer_norm);
+// otherwise y is stored and ops::LayerNorm(y -> *out) is a second dispatch. *out must not share
+// bytes with y or the residual.
+struct NormEpilogue {
+  const Tensor* out = nullptr;  // nullptr: no norm
+  const Tensor* gamma = nullptr;
+  const Tensor* beta = nullptr;
+  std::vector<int64_t> axes = {-1};
+  double epsilon = 1e-5;
+  bool keep_y = true;
+};
+
 // msc.linear: x [..., K], w [N, K] -> y [..., N] = act(x @ w^T (+ *residual)).
 void Linear(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act = {},
-            const Tensor* residual = nullptr);
+            const Tensor* residual = nullptr, const NormEpilogue& norm = {});
 // msc.linear_bias: y = act(x @ w^T + bias[N] (+ *residual)).
 void LinearBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
-                Activation act = {}, const Tensor* residual = nullptr);
+                Activation act = {}, const Tensor* residual = nullptr,
+                const NormEpilogue& norm = {});
 // nn.dense: as msc.linear (w [N, K]).
 void Dense(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act = {},
-           const Tensor* residual = nullptr);
+           const Tensor* residual = nullptr, const NormEpilogue& norm = {});
 // matmul: a [..., M, K] @ b [..., K, N] (b [..., N, K] when transpose_b) with numpy batch
 // broadcasting; a 1-D operand gets (and y loses) the M (for a) or N (for b) dimension.
 // y = act(a @ b (+ *residual)).
 void Matmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b = false,
-            Activation act = {}, const Tensor* residual = nullptr);
+            Activation act = {}, const Tensor* residual = nullptr, const NormEpilogue& norm = {});
 // nn.batch_matmul: a [B, M, K] @ b [B, K, N] (b [B, N, K] when transpose_b).
 void BatchMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y,
                  bool transpose_b = false);

@@ -485,7 +485,34 @@ struct GemmPush {
   uint32_t M, N, K, batch_ndim;
   uint32_t bshape[4], a_bstride[4], b_bstride[4];
   float act_min, act_max;
+  float norm_eps;
 };
+
+// Bits of gemm.glsl's NORM specialization constant.
+constexpr uint32_t kNormOn = 1, kNormKeepY = 2, kNormGamma = 4, kNormBeta = 8;
+// The most columns a fused layer_norm's row may have: ceil(N / 8) invocations in one workgroup,
+// their 16 partial sums each in shared memory (16 KiB at 256).
+constexpr int64_t kNormMaxColumns = 2048;
+
+// Whether `norm` runs in the GEMM's own dispatch (see NormEpilogue), else why not ("" if it does).
+std::string NormInKernel(Program& p, const Tensor& y, const NormEpilogue& norm, bool tiled,
+                         int64_t N) {
+  const Tensor& z = *norm.out;
+  if (tiled) return "tiled kernels";
+  const int64_t rank = static_cast<int64_t>(y.shape.size());
+  if (norm.axes.size() != 1 || (norm.axes[0] != -1 && norm.axes[0] != rank - 1))
+    return "not over the last axis only";
+  if (z.shape != y.shape || z.dtype != y.dtype) return "output differs from y in shape or dtype";
+  for (const Tensor* t : {norm.gamma, norm.beta})
+    if (t && (t->numel() != N || t->dtype != DType::kFloat32)) return "parameter shape or dtype";
+  if (N > kNormMaxColumns) return "rows longer than " + std::to_string(kNormMaxColumns);
+  const VkPhysicalDeviceLimits& lim = p.context().limits();
+  const uint64_t local = static_cast<uint64_t>(((N + 7) / 8 + 15) / 16 * 16);  // the most
+  if (local > lim.maxComputeWorkGroupInvocations || local > lim.maxComputeWorkGroupSize[0] ||
+      local * 16 * 4 + 64 * 4 + 2 * 64 * 16 * 4 > lim.maxComputeSharedMemorySize)
+    return "device limits";
+  return "";
+}
 
 // y[batch..., M, N] = a[batch_a..., M, K] @ b'[batch_b..., K, N] with the batch dims of a and b
 // right-aligned against y's and broadcast (stride 0) where they are 1.
@@ -493,7 +520,7 @@ struct GemmPush {
 void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, const Shape& a_batch,
           const Tensor& b, const Shape& b_batch, const Tensor* bias, const Tensor& y,
           const Shape& y_batch, int64_t M, int64_t N, int64_t K, bool trans_b, Activation act,
-          bool trans_a, const Tensor* residual) {
+          bool trans_a, const Tensor* residual, const NormEpilogue* norm) {
   const size_t nb = y_batch.size();
   std::vector<int64_t> as(nb, 0), bs(nb, 0);
   int64_t a_step = M * K, b_step = K * N;
@@ -531,26 +558,59 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   const std::string kernel = tiled ? std::string(stem) : SubgroupStem(p, stem, &sg);
   const bool vec4 = !tiled && !trans_a && K % 4 == 0 && N % 4 == 0;
   const View view = vec4 ? View::kTexelVec4 : View::kTexelFloat;
+  if (norm) {
+    const Tensor* z = norm->out;
+    if (!z) Fail(optype, y, "layer_norm epilogue without an output tensor");
+    if (z->buffer == y.buffer && z->offset < y.offset + y.bytes() &&
+        y.offset < z->offset + z->bytes())
+      Fail(optype, y, "layer_norm epilogue output " + z->Describe() + " shares bytes with y");
+    if (residual && z->buffer == residual->buffer &&
+        z->offset < residual->offset + residual->bytes() &&
+        residual->offset < z->offset + z->bytes())
+      Fail(optype, y,
+           "layer_norm epilogue output " + z->Describe() + " shares bytes with the residual");
+  }
+  const bool fuse_norm = norm && NormInKernel(p, y, *norm, tiled, N).empty();
+  uint32_t norm_bits = 0;
+  if (fuse_norm) {
+    norm_bits = kNormOn | (norm->keep_y ? kNormKeepY : 0u) | (norm->gamma ? kNormGamma : 0u) |
+                (norm->beta ? kNormBeta : 0u);
+    push.norm_eps = static_cast<float>(norm->epsilon);
+  }
+  // The register path: 64-wide workgroups; with the fused norm one workgroup per row block,
+  // ceil(N / 8) invocations rounded up to whole subgroups (of at least 8 lanes).
+  const int64_t lanes = std::max<int64_t>(8, sg);
+  const uint32_t local_x = tiled ? 16u
+                           : fuse_norm
+                               ? static_cast<uint32_t>(((N + 7) / 8 + lanes - 1) / lanes * lanes)
+                               : 64u;
   std::vector<Binding> bindings = {InTexel(a, view), InTexel(b, view)};
   if (bias) bindings.push_back(InTexel(*bias));
   bindings.push_back(Out(y));
   bindings.push_back(ResidualBinding(residual, a, vec4));
+  // Z, Gamma, Beta (read and written with NORM only; else views of y and a).
+  bindings.push_back(Out(fuse_norm ? *norm->out : y));
+  bindings.push_back(ResidualBinding(fuse_norm ? norm->gamma : nullptr, a, false));
+  bindings.push_back(ResidualBinding(fuse_norm ? norm->beta : nullptr, a, false));
   const std::array<uint32_t, 3> grid =
       tiled ? std::array<uint32_t, 3>{U32((N + 63) / 64, optype, y, "grid x"),
                                       U32((M + 63) / 64, optype, y, "grid y"),
                                       U32(batch, optype, y, "grid z")}
-            : std::array<uint32_t, 3>{U32(((N + 7) / 8 + 63) / 64, optype, y, "grid x"),
-                                      U32((M + 15) / 16, optype, y, "grid y"),
-                                      U32(batch, optype, y, "grid z")};
+            : std::array<uint32_t, 3>{
+                  U32(((N + 7) / 8 + local_x - 1) / local_x, optype, y, "grid x"),
+                  U32((M + 15) / 16, optype, y, "grid y"), U32(batch, optype, y, "grid z")};
   detail::LaunchFloat(
       p, kernel.c_str(), std::move(bindings), push,
-      {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u, tiled ? 16u : 64u,
-       tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg},
+      {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u, local_x,
+       tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg, norm_bits},
       grid, y);
+  if (norm && !fuse_norm)
+    LayerNorm(p, y, norm->gamma, norm->beta, *norm->out, norm->axes, norm->epsilon);
 }
 
 void LinearLike(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
-                const Tensor* bias, const Tensor& y, Activation act, const Tensor* residual) {
+                const Tensor* bias, const Tensor& y, Activation act, const Tensor* residual,
+                const NormEpilogue* norm) {
   detail::CheckFloat(optype, y, {&x, &y});
   detail::CheckFloatWeight(optype, y, w);
   if (bias) detail::CheckFloat(optype, y, {bias});
@@ -566,12 +626,13 @@ void LinearLike(Program& p, const char* optype, const char* stem, const Tensor& 
   if (bias && bias->numel() != N)
     Fail(optype, y, "bias " + bias->Describe() + " must have " + std::to_string(N) + " elements");
   CheckResidual(optype, y, residual);
-  Gemm(p, optype, stem, x, {}, w, {}, bias, y, {}, x.numel() / K, N, K, true, act, false, residual);
+  Gemm(p, optype, stem, x, {}, w, {}, bias, y, {}, x.numel() / K, N, K, true, act, false, residual,
+       norm);
 }
 
 void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& a, const Tensor& b,
                 const Tensor& y, bool trans_b, Activation act, bool trans_a = false,
-                const Tensor* residual = nullptr) {
+                const Tensor* residual = nullptr, const NormEpilogue* norm = nullptr) {
   detail::CheckFloat(optype, y, {&a, &b, &y});
   if (a.shape.empty() || b.shape.empty()) Fail(optype, y, "operands must have at least one dim");
   const bool a1 = a.shape.size() == 1, b1 = b.shape.size() == 1;
@@ -594,7 +655,7 @@ void MatmulLike(Program& p, const char* optype, const char* stem, const Tensor& 
     Fail(optype, y, "output " + y.Describe() + " does not match " + ShapeToString(expect));
   CheckResidual(optype, y, residual);
   Gemm(p, optype, stem, a, a_batch, b, b_batch, nullptr, y, batch, M, N, K, trans_b && !b1, act,
-       trans_a, residual);
+       trans_a, residual, norm);
 }
 
 void Conv1dImpl(Program& p, const char* op, const char* stem, const Tensor& x, const Tensor& w,
@@ -640,23 +701,27 @@ void Conv1dBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias
 }
 
 void Linear(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act,
-            const Tensor* residual) {
-  LinearLike(p, "msc.linear", "msc/linear", x, w, nullptr, y, act, residual);
+            const Tensor* residual, const NormEpilogue& norm) {
+  LinearLike(p, "msc.linear", "msc/linear", x, w, nullptr, y, act, residual,
+             norm.out ? &norm : nullptr);
 }
 
 void LinearBias(Program& p, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
-                Activation act, const Tensor* residual) {
-  LinearLike(p, "msc.linear_bias", "msc/linear_bias", x, w, &bias, y, act, residual);
+                Activation act, const Tensor* residual, const NormEpilogue& norm) {
+  LinearLike(p, "msc.linear_bias", "msc/linear_bias", x, w, &bias, y, act, residual,
+             norm.out ? &norm : nullptr);
 }
 
 void Dense(Program& p, const Tensor& x, const Tensor& w, const Tensor& y, Activation act,
-           const Tensor* residual) {
-  LinearLike(p, "nn.dense", "nn/dense", x, w, nullptr, y, act, residual);
+           const Tensor* residual, const NormEpilogue& norm) {
+  LinearLike(p, "nn.dense", "nn/dense", x, w, nullptr, y, act, residual,
+             norm.out ? &norm : nullptr);
 }
 
 void Matmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b,
-            Activation act, const Tensor* residual) {
-  MatmulLike(p, "matmul", "matmul", a, b, y, transpose_b, act, false, residual);
+            Activation act, const Tensor* residual, const NormEpilogue& norm) {
+  MatmulLike(p, "matmul", "matmul", a, b, y, transpose_b, act, false, residual,
+             norm.out ? &norm : nullptr);
 }
 
 void BatchMatmul(Program& p, const Tensor& a, const Tensor& b, const Tensor& y, bool transpose_b) {

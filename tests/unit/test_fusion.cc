@@ -102,6 +102,11 @@ std::string Epilogue(const Json& graph, const std::string& node) {
   return e.is_null() ? "" : e["name"].get<std::string>();
 }
 
+std::string Norm(const Json& graph, const std::string& node) {
+  const Json& n = NodeOf(graph, node)["fused_norm"];
+  return n.is_null() ? "" : n["name"].get<std::string>();
+}
+
 std::string Into(const Json& graph, const std::string& node) {
   return NodeOf(graph, node)["fused_into"].get<std::string>();
 }
@@ -141,6 +146,7 @@ void CheckAnalyses(const msc::ir::MSCGraph& g, const Json& context,
     INFO("node " << g.nodes[i].name);
     CHECK(Into(context, g.nodes[i].name) == name_of(f.into));
     CHECK(Epilogue(context, g.nodes[i].name) == name_of(f.epilogue));
+    CHECK(Norm(context, g.nodes[i].name) == name_of(f.norm));
     CHECK(Residual(context, g.nodes[i].name) ==
           (f.residual_add < 0 ? "" : g.nodes[f.residual_add].inputs[f.residual_input]));
     std::string chain;  // the plan's chain in ChainText's form
@@ -415,6 +421,93 @@ TEST_CASE("residual fusion: transformer linear + residual and matmul") {
   CHECK(OffsetOf(c, "clip") == OffsetOf(c, "fc2"));
   CHECK(Disjoint(c, "mm", "fc1"));
   CheckAnalyses(g, c, Vulkan());
+}
+
+TEST_CASE("norm fusion: a post-norm transformer's linear + residual + layer_norm") {
+  // x -> fc1 -> add1(fc1, x) -> ln1 -> fc2 -> add2(fc2, ln1) -> ln2 (graph output)
+  const std::vector<int64_t> s = {2, 12, 12};
+  const auto g = Build({{"x", "input", {}, s},
+                        {"fc1", "msc.linear_bias", {"x"}, s},
+                        {"add1", "add", {"fc1", "x"}, s},
+                        {"ln1", "nn.layer_norm", {"add1"}, s},
+                        {"fc2", "msc.linear", {"ln1"}, s},
+                        {"add2", "add", {"fc2", "ln1"}, s},
+                        {"ln2", "nn.layer_norm", {"add2"}, s}},
+                       {"ln2"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Residual(c, "fc1") == "x:0");
+  CHECK(Norm(c, "fc1") == "ln1");
+  CHECK(Into(c, "ln1") == "fc1");
+  CHECK(NodeOf(c, "fc1")["fused_norm"]["keeps_input"] == false);
+  CHECK(NodeOf(c, "fc1")["fused_norm"]["outputs"][0]["name"] == "ln1:0");
+  CHECK(Norm(c, "fc2") == "ln2");
+  // The norm's output has bytes of its own, written at fc1's position: never the bytes of fc1's
+  // sum, nor of x (read by the fused add, which precedes ln1 in node order).
+  CHECK(Disjoint(c, "ln1", "fc1"));
+  CHECK(Disjoint(c, "ln1", "x"));
+  CHECK(Disjoint(c, "ln2", "ln1"));  // ln1 is fc2's residual, read while ln2 is written
+  CheckAnalyses(g, c, Vulkan());
+}
+
+TEST_CASE("norm fusion: pre-norm keeps the residual stream, and what is not fused") {
+  const std::vector<int64_t> s = {2, 12, 12};
+  SUBCASE("the sum is read by the norm and the next residual: stored as well") {
+    const auto g = Build({{"x", "input", {}, s},
+                          {"fc1", "msc.linear_bias", {"x"}, s},
+                          {"add1", "add", {"fc1", "x"}, s},
+                          {"ln", "nn.layer_norm", {"add1"}, s},
+                          {"fc2", "msc.linear_bias", {"ln"}, s},
+                          {"add2", "add", {"fc2", "add1"}, s}},
+                         {"add2"});
+    const Json c = Context(g, Vulkan());
+    CHECK(Norm(c, "fc1") == "ln");
+    CHECK(NodeOf(c, "fc1")["fused_norm"]["keeps_input"] == true);
+    CHECK(Disjoint(c, "ln", "add1"));
+    CheckAnalyses(g, c, Vulkan());
+  }
+  SUBCASE("a producer read twice: the norm still runs in its epilogue") {
+    const auto g = Build({{"x", "input", {}, s},
+                          {"fc1", "msc.linear", {"x"}, s},
+                          {"ln", "nn.layer_norm", {"fc1"}, s},
+                          {"add", "add", {"ln", "fc1"}, s}},
+                         {"add"});
+    const Json c = Context(g, Vulkan());
+    CHECK(Norm(c, "fc1") == "ln");
+    CHECK(NodeOf(c, "fc1")["fused_norm"]["keeps_input"] == true);
+    CheckAnalyses(g, c, Vulkan());
+  }
+  SUBCASE("not fused: a producer outside norm_producers, a norm of another optype") {
+    const auto g = Build({{"x", "input", {}, {1, 8, 6, 6}},
+                          {"conv", "nn.conv2d", {"x"}, {1, 8, 6, 6}},
+                          {"ln", "nn.layer_norm", {"conv"}, {1, 8, 6, 6}},
+                          {"fc", "msc.linear", {"ln"}, {1, 8, 6, 6}},
+                          {"rms", "nn.rms_norm", {"fc"}, {1, 8, 6, 6}}},
+                         {"rms"});
+    const Json c = Context(g, Vulkan());
+    CHECK(Norm(c, "conv") == "");
+    CHECK(Norm(c, "fc") == "");
+    CHECK(Into(c, "ln") == "");
+    CheckAnalyses(g, c, Vulkan());
+  }
+}
+
+TEST_CASE("fuse_epilogues.norms and norm_producers go together, producers a subset") {
+  SpecFile f;
+  msc::emit::BackendSpec spec;
+  CHECK(f.Load("fuse_epilogues: {producers: [msc.linear], epilogues: [nn.relu], norms: "
+               "[nn.layer_norm]}\n",
+               &spec)
+            .find("fuse_epilogues.norms and fuse_epilogues.norm_producers go together") !=
+        std::string::npos);
+  CHECK(f.Load("fuse_epilogues: {producers: [msc.linear], epilogues: [nn.relu], norms: "
+               "[nn.layer_norm], norm_producers: [matmul]}\n",
+               &spec)
+            .find("fuse_epilogues.norm_producers: 'matmul' is not in fuse_epilogues.producers") !=
+        std::string::npos);
+  CHECK(f.Load("fuse_epilogues: {producers: [msc.linear], epilogues: [nn.relu], norms: "
+               "[nn.layer_norm], norm_producers: [msc.linear]}\n",
+               &spec) == "");
+  CHECK(spec.fusion.norms == std::vector<std::string>{"nn.layer_norm"});
 }
 
 TEST_CASE("residual fusion on the MSCGraph: an add with three inputs is no residual add") {

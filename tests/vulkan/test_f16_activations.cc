@@ -156,6 +156,15 @@ TEST_CASE("float16 activations: GEMMs, pooling, softmax, normalization, attentio
       return y;
     });
   }
+  // The fused layer_norm epilogue: y is never stored, so z is the float32 norm rounded once.
+  CheckOnContext(vkt::Ctx(), "linear_bias + layer_norm epilogue", [](Maker& m, msc_vk::Program& p) {
+    const Tensor x = m.Act("x", {16, 64}), w = m.Param("w", {96, 64}), b = m.Param("b", {96});
+    const Tensor g = m.Param("g", {96}), beta = m.Param("beta", {96}), r = m.Act("r", {16, 96});
+    const Tensor y = m.Out("y", {16, 96}), z = m.Out("z", {16, 96});
+    const ops::NormEpilogue norm{&z, &g, &beta, {-1}, 1e-5, false};
+    ops::LinearBias(p, x, w, b, y, {}, &r, norm);
+    return z;
+  });
   Check("group_norm", [](Maker& m, msc_vk::Program& p) {
     const Tensor x = m.Act("x", {2, 8, 5, 5}), g = m.Param("g", {8}), y = m.Out("y", {2, 8, 5, 5});
     ops::GroupNorm(p, x, &g, nullptr, y, 4, 1, {2, 3}, 1e-5);

@@ -453,3 +453,88 @@ TEST_CASE("batch_matmul transpose_a / transpose_b and msc.matmul") {
       },
       "nn.batch_matmul 'bmm': inner dims differ");
 }
+
+TEST_CASE("the GEMM family's fused layer_norm epilogue matches the GEMM then ops::LayerNorm") {
+  // z = layer_norm(act(x @ w^T (+ bias) (+ r))): in the GEMM's dispatch on the register path (the
+  // whole row in one workgroup: odd N, partial row blocks, N past one 64-lane workgroup, batched
+  // matmul, y kept or not, gamma / beta or not), a second dispatch (ops::LayerNorm) otherwise
+  // (tiled kernels, a norm over another axis, rows past 2048 columns). Expected: the same graph
+  // unfused on the same device.
+  struct Case {
+    const char* op;
+    Shape a, b, y;
+    bool bias, residual, keep_y, affine;
+    std::vector<int64_t> axes;
+    bool in_kernel;  // on the register path
+  };
+  const Case cases[] = {
+      {"msc.linear_bias", {1, 16, 64}, {64, 64}, {1, 16, 64}, true, true, false, true, {-1}, true},
+      {"msc.linear", {37, 53}, {29, 53}, {37, 29}, false, true, true, true, {1}, true},
+      {"nn.dense", {5, 12}, {700, 12}, {5, 700}, false, false, true, false, {-1}, true},
+      {"matmul", {3, 12, 20}, {3, 20, 8}, {3, 12, 8}, false, true, false, true, {-1}, true},
+      {"msc.linear_bias", {4, 6}, {9, 6}, {4, 9}, true, false, false, true, {0}, false},
+      {"msc.linear", {3, 8}, {2100, 8}, {3, 2100}, false, false, false, true, {-1}, false},
+  };
+  uint32_t seed = 1300;
+  for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
+    for (const Case& c : cases) {
+      auto& ctx = *ctx_ptr;
+      INFO(c.op << " " << msc_vk::ShapeToString(c.a) << " @ " << msc_vk::ShapeToString(c.b)
+                << " tiled " << ctx.use_tiled_kernels());
+      vkt::Arena ar(ctx);
+      const std::string op = c.op;
+      const int64_t N = c.y.back();
+      const Shape pshape = {c.y[c.axes[0] < 0 ? c.y.size() - 1 : c.axes[0]]};
+      const Tensor a = ar.Input("a", c.a, vkt::Random(msc_vk::NumElements(c.a), ++seed));
+      const Tensor b = ar.Input("b", c.b, vkt::Random(msc_vk::NumElements(c.b), ++seed));
+      const Tensor bias = ar.Input("bias", {N}, vkt::Random(N, ++seed));
+      const Tensor r = ar.Input("r", c.y, vkt::Random(msc_vk::NumElements(c.y), ++seed));
+      const Tensor g = ar.Input("g", pshape, vkt::Random(pshape[0], ++seed, 0.5f, 1.5f));
+      const Tensor beta = ar.Input("beta", pshape, vkt::Random(pshape[0], ++seed));
+      const ops::Activation act = ops::Activation::Relu();
+      auto gemm = [&](msc_vk::Program& p, const Tensor& y, const ops::NormEpilogue& norm) {
+        const Tensor* res = c.residual ? &r : nullptr;
+        if (op == "nn.dense")
+          ops::Dense(p, a, b, y, act, res, norm);
+        else if (op == "msc.linear_bias")
+          ops::LinearBias(p, a, b, bias, y, act, res, norm);
+        else if (op == "msc.linear")
+          ops::Linear(p, a, b, y, act, res, norm);
+        else
+          ops::Matmul(p, a, b, y, false, act, res, norm);
+      };
+      // unfused
+      const Tensor y0 = ar.Alloc("y0", c.y), z0 = ar.Alloc("z0", c.y);
+      msc_vk::Program p0(ctx);
+      gemm(p0, y0, {});
+      ops::LayerNorm(p0, y0, c.affine ? &g : nullptr, c.affine ? &beta : nullptr, z0, c.axes, 1e-5);
+      p0.Run();
+      // fused
+      const Tensor y = ar.Alloc("y", c.y), z = ar.Alloc("z", c.y);
+      msc_vk::Program p(ctx);
+      const ops::NormEpilogue norm{
+          &z, c.affine ? &g : nullptr, c.affine ? &beta : nullptr, c.axes, 1e-5, c.keep_y};
+      gemm(p, y, norm);
+      p.Run();
+      const bool one = c.in_kernel && !ctx.use_tiled_kernels();
+      CHECK(p.num_dispatches() == (one ? 1u : 2u));
+      vkt::ExpectClose(ar.Read(z), ar.Read(z0), 1e-5, 1e-5, "z");
+      if (c.keep_y || !one) vkt::ExpectClose(ar.Read(y), ar.Read(y0), 1e-6, 1e-6, "y");
+      vkt::ExpectNoValidationMessages(ctx);
+    }
+  SUBCASE("an output on y's or the residual's bytes is an error") {
+    vkt::Arena ar(vkt::Ctx());
+    msc_vk::Program p(vkt::Ctx());
+    const Tensor x = ar.Alloc("x", {4, 8}), w = ar.Alloc("w", {6, 8}), y = ar.Alloc("fc", {4, 6});
+    const Tensor r = ar.Alloc("r", {4, 6});
+    const ops::NormEpilogue on_y{&y};
+    vkt::ExpectError([&] { ops::Linear(p, x, w, y, {}, nullptr, on_y); },
+                     "msc.linear 'fc': layer_norm epilogue output 'fc' float32 [4, 6] shares bytes "
+                     "with y");
+    const ops::NormEpilogue on_r{&r};
+    vkt::ExpectError([&] { ops::Linear(p, x, w, y, {}, &r, on_r); },
+                     "msc.linear 'fc': layer_norm epilogue output 'r' float32 [4, 6] shares bytes "
+                     "with the residual");
+    CHECK(p.num_dispatches() == 0);
+  }
+}

@@ -18,6 +18,13 @@
 // past N clamp their B columns and store nothing). On lavapipe (8-lane subgroups) this cuts the
 // A texel fetches per k-step from 16 to 2: 1024^3 SGEMM 64 -> 69-71 GFLOP/s (best of 10) on 2 cores.
 //
+// NORM (spec constant 9; register path only, the whole row in one workgroup: grid x = 1,
+// LOCAL_X * 8 >= N): layer_norm of each row of C after the epilogue, as nn/layer_norm computes it
+// (common/normalize.glsl: mean, then the population variance of the deviations, both float32
+// sums; Z = (v - mean) * inversesqrt(var + eps) * gamma + beta), the row sums combined through
+// shared memory. Bits: 1 on, 2 also store C (read elsewhere), 4 gamma, 8 beta. Z, Gamma and Beta
+// are bound after R (ops_gemm.cc binds other views when NORM is off).
+//
 // TILED = 1 (GPUs, where shared memory pays off): classic shared-memory tiling instead: a 16x16
 // workgroup computes a 64x64 block of C, each invocation 4x4 outputs, K in steps of 16 staged
 // through shared memory (float views of A and B, any sizes).
@@ -25,7 +32,8 @@
 // Bindings: 0 A (texel), 1 B (texel), [2 bias (texel, N floats)], then C (storage, float), then R
 //           (texel), always bound: with RES = 1 the fused residual (C's shape, read at C's element
 //           indices before the activation; a vec4 view when VEC4, else float), with RES = 0 any
-//           texel view (ops_gemm.cc binds A), never read.
+//           texel view (ops_gemm.cc binds A), never read; then Z (storage, C's shape), Gamma and
+//           Beta (texel, N floats), read / written with NORM only.
 // Register path: workgroup (64, 1, 1), grid x = ceil(ceil(N / 8) / 64), y = ceil(M / 16),
 //                z = batch entries.
 // TILED:         workgroup (16, 16, 1) (spec constants 4, 5), grid x = ceil(N / 64),
@@ -47,6 +55,7 @@ layout(constant_id = 5) const uint LOCAL_Y = 1;
 layout(constant_id = 6) const uint TRANS_A = 0;  // 1: A is [K, M] (needs VEC4 = 0)
 layout(constant_id = 7) const uint RES = 0;      // 1: v += R[element] before the activation
 layout(constant_id = 8) const uint SG = 0;       // "+sg": subgroup size (4, 8, 16); 0: off
+layout(constant_id = 9) const uint NORM = 0;     // layer_norm epilogue bits (see above); 0: off
 #define SG_ROWS (GEMM_BM / 4)                    // A row fetches per lane, at most (SG = 4)
 
 #define TILE 64
@@ -61,11 +70,19 @@ layout(set = 0, binding = 2) uniform samplerBuffer Bias;
 layout(std430, set = 0, binding = 3) writeonly buffer BufC { OUT_T C[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer BufC4 { OUT_T4 C4[]; };
 layout(set = 0, binding = 4) uniform samplerBuffer Res;
+#define NORM_BINDING 5
 #else
 layout(std430, set = 0, binding = 2) writeonly buffer BufC { OUT_T C[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer BufC4 { OUT_T4 C4[]; };
 layout(set = 0, binding = 3) uniform samplerBuffer Res;
+#define NORM_BINDING 4
 #endif
+layout(std430, set = 0, binding = NORM_BINDING) writeonly buffer BufZ { OUT_T Z[]; };
+layout(set = 0, binding = NORM_BINDING + 1) uniform samplerBuffer Gamma;
+layout(set = 0, binding = NORM_BINDING + 2) uniform samplerBuffer Beta;
+// NORM: per-invocation partial row sums, then each row's statistic.
+shared float norm_part[GEMM_BM * LOCAL_X];
+shared float norm_stat[GEMM_BM];
 
 layout(push_constant) uniform Push {
   uint M, N, K;
@@ -74,6 +91,7 @@ layout(push_constant) uniform Push {
   uint a_bstride[4];  // A element stride per batch dim (0: broadcast)
   uint b_bstride[4];  // B element stride per batch dim (0: broadcast)
   float act_min, act_max;
+  float norm_eps;  // NORM: layer_norm's epsilon
 } p;
 
 // Element offsets of A and B for batch entry z.
@@ -148,6 +166,62 @@ void TiledMain() {
   }
 }
 
+// NORM: sum over the workgroup of each row's partial `part[i]` (this invocation's columns), times
+// `scale`, into norm_stat[i]. Every invocation of the workgroup calls it (barriers).
+void RowSums(float part[GEMM_BM], float scale) {
+  const uint t = gl_LocalInvocationID.x;
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) norm_part[i * LOCAL_X + t] = part[i];
+  barrier();
+  for (uint r = t; r < GEMM_BM; r += LOCAL_X) {
+    float s = 0.0;
+    for (uint j = 0; j < LOCAL_X; ++j) s += norm_part[r * LOCAL_X + j];
+    norm_stat[r] = s * scale;
+  }
+  barrier();
+}
+
+// NORM: the rows m0.. of this invocation's columns n0..n0+7: v = act(acc + bias (+ R)), then
+// Z = layer_norm(v) over the row (and C = v with NORM bit 2). Rows past M and columns past N
+// take part in no sum and are not stored.
+void NormStore(vec4 acc[GEMM_BM][2], vec4 bias0, vec4 bias1, uint m0, uint n0, uint c_base) {
+  float v[GEMM_BM][GEMM_BN];
+  float part[GEMM_BM];
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+    const uint m = min(m0 + i, p.M - 1);
+    part[i] = 0.0;
+    [[unroll]] for (uint j = 0; j < GEMM_BN; ++j) {
+      const uint n = min(n0 + j, p.N - 1);
+      const float a = j < 4 ? acc[i][0][j] + bias0[j] : acc[i][1][j - 4] + bias1[j - 4];
+      v[i][j] = Epilogue(a, c_base + m * p.N + n);
+      if (n0 + j < p.N) part[i] += v[i][j];
+    }
+  }
+  RowSums(part, 1.0 / float(p.N));
+  float mean[GEMM_BM];
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+    mean[i] = norm_stat[i];
+    part[i] = 0.0;
+    [[unroll]] for (uint j = 0; j < GEMM_BN; ++j)
+      if (n0 + j < p.N) part[i] += (v[i][j] - mean[i]) * (v[i][j] - mean[i]);
+  }
+  RowSums(part, 1.0 / float(p.N));
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+    const uint m = m0 + i;
+    if (m >= p.M) continue;
+    const float inv = inversesqrt(norm_stat[i] + p.norm_eps);
+    [[unroll]] for (uint j = 0; j < GEMM_BN; ++j) {
+      const uint n = n0 + j;
+      if (n >= p.N) continue;
+      const uint e = c_base + m * p.N + n;
+      if ((NORM & 2u) != 0) C[e] = OUT_T(v[i][j]);
+      float z = (v[i][j] - mean[i]) * inv;
+      if ((NORM & 4u) != 0) z *= Fetch(Gamma, n);
+      if ((NORM & 8u) != 0) z += Fetch(Beta, n);
+      Z[e] = OUT_T(z);
+    }
+  }
+}
+
 // A's block at k..k+3 (vec4 views): with SG the subgroup's rows into v, else all 16 into a.
 #define LOAD_A4                                                                              \
   vec4 a[GEMM_BM], v[SG_ROWS];                                                               \
@@ -165,9 +239,9 @@ void main() {
   }
   const uint m0 = gl_WorkGroupID.y * GEMM_BM;
   const uint n0 = gl_GlobalInvocationID.x * GEMM_BN;
-  // With SG every lane takes part in the shuffles: lanes past N compute clamped columns and
-  // store nothing.
-  if (SG == 0 && n0 >= p.N) return;
+  // With SG every lane takes part in the shuffles, with NORM in the row sums: lanes past N
+  // compute clamped columns and store nothing.
+  if (SG == 0 && NORM == 0 && n0 >= p.N) return;
 
   uint a_base, b_base;
   BatchBase(gl_WorkGroupID.z, a_base, b_base);
@@ -251,6 +325,10 @@ void main() {
     bias1[j] = Fetch(Bias, ncol[j + 4]);
   }
 #endif
+  if (NORM != 0) {
+    NormStore(acc, bias0, bias1, m0, n0, c_base);
+    return;
+  }
   if (n0 >= p.N) return;  // SG: a lane past N (its shuffles are done)
   const bool full = n0 + GEMM_BN <= p.N;
   [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
