@@ -494,24 +494,21 @@ constexpr uint32_t kNormOn = 1, kNormKeepY = 2, kNormGamma = 4, kNormBeta = 8;
 // their 16 partial sums each in shared memory (16 KiB at 256).
 constexpr int64_t kNormMaxColumns = 2048;
 
-// Whether `norm` runs in the GEMM's own dispatch (see NormEpilogue), else why not ("" if it does).
-std::string NormInKernel(Program& p, const Tensor& y, const NormEpilogue& norm, bool tiled,
-                         int64_t N) {
+// Whether `norm` can run in the GEMM's own dispatch (see NormEpilogue): the register path, a norm
+// over y's last axis holding the GEMM's N columns, an output of y's shape and dtype, float32
+// parameters of N elements, and rows that fit one workgroup on this device.
+bool NormInKernel(Program& p, const Tensor& y, const NormEpilogue& norm, bool tiled, int64_t N) {
   const Tensor& z = *norm.out;
-  if (tiled) return "tiled kernels";
   const int64_t rank = static_cast<int64_t>(y.shape.size());
-  if (norm.axes.size() != 1 || (norm.axes[0] != -1 && norm.axes[0] != rank - 1))
-    return "not over the last axis only";
-  if (z.shape != y.shape || z.dtype != y.dtype) return "output differs from y in shape or dtype";
+  if (tiled || rank == 0 || y.shape.back() != N || N > kNormMaxColumns) return false;
+  if (norm.axes.size() != 1 || (norm.axes[0] != -1 && norm.axes[0] != rank - 1)) return false;
+  if (z.shape != y.shape || z.dtype != y.dtype) return false;
   for (const Tensor* t : {norm.gamma, norm.beta})
-    if (t && (t->numel() != N || t->dtype != DType::kFloat32)) return "parameter shape or dtype";
-  if (N > kNormMaxColumns) return "rows longer than " + std::to_string(kNormMaxColumns);
+    if (t && (t->numel() != N || t->dtype != DType::kFloat32)) return false;
   const VkPhysicalDeviceLimits& lim = p.context().limits();
-  const uint64_t local = static_cast<uint64_t>(((N + 7) / 8 + 15) / 16 * 16);  // the most
-  if (local > lim.maxComputeWorkGroupInvocations || local > lim.maxComputeWorkGroupSize[0] ||
-      local * 16 * 4 + 64 * 4 + 2 * 64 * 16 * 4 > lim.maxComputeSharedMemorySize)
-    return "device limits";
-  return "";
+  const uint64_t local = static_cast<uint64_t>(((N + 7) / 8 + 15) / 16 * 16);  // at most
+  return local <= lim.maxComputeWorkGroupInvocations && local <= lim.maxComputeWorkGroupSize[0] &&
+         local * 16 * 4 + 16 * 4 + 2 * 64 * 16 * 4 <= lim.maxComputeSharedMemorySize;
 }
 
 // y[batch..., M, N] = a[batch_a..., M, K] @ b'[batch_b..., K, N] with the batch dims of a and b
@@ -570,7 +567,7 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
       Fail(optype, y,
            "layer_norm epilogue output " + z->Describe() + " shares bytes with the residual");
   }
-  const bool fuse_norm = norm && NormInKernel(p, y, *norm, tiled, N).empty();
+  const bool fuse_norm = norm && NormInKernel(p, y, *norm, tiled, N);
   uint32_t norm_bits = 0;
   if (fuse_norm) {
     norm_bits = kNormOn | (norm->keep_y ? kNormKeepY : 0u) | (norm->gamma ? kNormGamma : 0u) |

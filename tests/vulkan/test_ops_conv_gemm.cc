@@ -46,6 +46,21 @@ void RunConv(msc_vk::Context& ctx, const ConvCase& c, uint32_t seed) {
   vkt::ExpectNoValidationMessages(ctx);
 }
 
+// One call of the GEMM family by optype (the linear ops: b is the weight [N, K]; msc.linear_bias
+// adds *bias; matmul: a @ b).
+void GemmOp(msc_vk::Program& p, const std::string& op, const Tensor& a, const Tensor& b,
+            const Tensor* bias, const Tensor& y, ops::Activation act, const Tensor* residual,
+            const ops::NormEpilogue& norm = {}) {
+  if (op == "nn.dense")
+    ops::Dense(p, a, b, y, act, residual, norm);
+  else if (op == "msc.linear_bias")
+    ops::LinearBias(p, a, b, *bias, y, act, residual, norm);
+  else if (op == "msc.linear")
+    ops::Linear(p, a, b, y, act, residual, norm);
+  else
+    ops::Matmul(p, a, b, y, false, act, residual, norm);
+}
+
 }  // namespace
 
 TEST_CASE("nn.conv2d / msc.conv2d_bias match the CPU reference") {
@@ -318,15 +333,8 @@ TEST_CASE("the GEMM family adds the fused residual before the activation (regist
       msc_vk::Tensor a = ar.Input("a", c.a, ad), b = ar.Input("b", c.b, bd), y = ar.Alloc("y", c.y);
       const msc_vk::Tensor r = ar.Input("r", c.y, rd);
       msc_vk::Program p(ctx);
-      const std::string op = c.op;
-      if (op == "nn.dense")
-        ops::Dense(p, a, b, y, c.act, &r);
-      else if (op == "msc.linear_bias")
-        ops::LinearBias(p, a, b, ar.Input("bias", {c.N}, biasd), y, c.act, &r);
-      else if (op == "msc.linear")
-        ops::Linear(p, a, b, y, c.act, &r);
-      else
-        ops::Matmul(p, a, b, y, false, c.act, &r);
+      const Tensor bias = ar.Input("bias", {c.N}, c.bias ? biasd : Vec(c.N, 0.0f));
+      GemmOp(p, c.op, a, b, &bias, y, c.act, &r);
       p.Run();
       vkt::ExpectClose(ar.Read(y), expect);
       vkt::ExpectNoValidationMessages(ctx);
@@ -458,7 +466,8 @@ TEST_CASE("the GEMM family's fused layer_norm epilogue matches the GEMM then ops
   // z = layer_norm(act(x @ w^T (+ bias) (+ r))): in the GEMM's dispatch on the register path (the
   // whole row in one workgroup: odd N, partial row blocks, N past one 64-lane workgroup, batched
   // matmul, y kept or not, gamma / beta or not), a second dispatch (ops::LayerNorm) otherwise
-  // (tiled kernels, a norm over another axis, rows past 2048 columns). Expected: the same graph
+  // (tiled kernels, a norm over another axis, rows past 2048 columns, a matmul whose y lost the N
+  // dim). Expected: the same graph
   // unfused on the same device.
   struct Case {
     const char* op;
@@ -474,6 +483,8 @@ TEST_CASE("the GEMM family's fused layer_norm epilogue matches the GEMM then ops
       {"matmul", {3, 12, 20}, {3, 20, 8}, {3, 12, 8}, false, true, false, true, {-1}, true},
       {"msc.linear_bias", {4, 6}, {9, 6}, {4, 9}, true, false, false, true, {0}, false},
       {"msc.linear", {3, 8}, {2100, 8}, {3, 2100}, false, false, false, true, {-1}, false},
+      // a 1-D b: y [M] has no N dim, so its last axis is not the GEMM's row
+      {"matmul", {4, 8}, {8}, {4}, false, false, false, false, {-1}, false},
   };
   uint32_t seed = 1300;
   for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()})
@@ -493,15 +504,7 @@ TEST_CASE("the GEMM family's fused layer_norm epilogue matches the GEMM then ops
       const Tensor beta = ar.Input("beta", pshape, vkt::Random(pshape[0], ++seed));
       const ops::Activation act = ops::Activation::Relu();
       auto gemm = [&](msc_vk::Program& p, const Tensor& y, const ops::NormEpilogue& norm) {
-        const Tensor* res = c.residual ? &r : nullptr;
-        if (op == "nn.dense")
-          ops::Dense(p, a, b, y, act, res, norm);
-        else if (op == "msc.linear_bias")
-          ops::LinearBias(p, a, b, bias, y, act, res, norm);
-        else if (op == "msc.linear")
-          ops::Linear(p, a, b, y, act, res, norm);
-        else
-          ops::Matmul(p, a, b, y, false, act, res, norm);
+        GemmOp(p, op, a, b, &bias, y, act, c.residual ? &r : nullptr, norm);
       };
       // unfused
       const Tensor y0 = ar.Alloc("y0", c.y), z0 = ar.Alloc("z0", c.y);
