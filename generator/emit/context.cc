@@ -343,6 +343,12 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     r.emplace_back(K.attrs, node_attrs[m]);
     return r;
   };
+  // node m's weights by role: node.weights, a fused norm's weights.
+  auto weights_of = [&](size_t m) {
+    ValueDict w;
+    for (const auto& [role, t] : node_weights[m]) Set(w, Value::Str(*role), tensors[t].value);
+    return Value::Dict(std::move(w));
+  };
   std::vector<Value> chain_values;
   chain_values.reserve(chains.size());
   const Value kInputKind = Value::Str("input"), kStepKind = Value::Str("step");
@@ -404,9 +410,7 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     ValueDict raw;
     for (const auto& [k, v] : n.attrs) Set(raw, Value::Str(k), Value::Str(v));
     d.emplace_back(K.attrs_raw, Value::Dict(std::move(raw)));
-    ValueDict w;
-    for (const auto& [role, t] : node_weights[i]) Set(w, Value::Str(*role), tensors[t].value);
-    d.emplace_back(K.weights, Value::Dict(std::move(w)));
+    d.emplace_back(K.weights, weights_of(i));
     if (fusion[i].epilogue >= 0) {  // {name, ident, optype, attrs} of the consumer run as epilogue
       d.emplace_back(K.fused_epilogue,
                      Value::Dict(node_ref(static_cast<size_t>(fusion[i].epilogue))));
@@ -425,9 +429,7 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     if (fusion[i].norm >= 0) {
       const size_t m = static_cast<size_t>(fusion[i].norm);
       ValueDict r = node_ref(m);
-      ValueDict nw;
-      for (const auto& [role, t] : node_weights[m]) Set(nw, Value::Str(*role), tensors[t].value);
-      r.emplace_back(K.weights, Value::Dict(std::move(nw)));
+      r.emplace_back(K.weights, weights_of(m));
       ValueList nout;
       for (size_t t : outs[m]) nout.push_back(tensors[t].value);
       r.emplace_back(K.outputs, Value::List(std::move(nout)));

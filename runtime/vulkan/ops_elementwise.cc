@@ -552,7 +552,7 @@ void ElementwiseChain(Program& p, const std::vector<Tensor>& inputs,
       Fail(op, y,
            "input " + std::to_string(k) + " " + x.Describe() +
                " must be float32 or float16 (only a where condition may have another dtype)");
-    if (x.buffer == y.buffer && x.offset < y.offset + y.bytes() && y.offset < x.offset + x.bytes())
+    if (detail::SharesBytes(x, y))
       Fail(op, y,
            "input " + std::to_string(k) + " " + x.Describe() +
                " shares bytes with the output (the kernel reads it while writing)");

@@ -73,8 +73,7 @@ void CheckResidual(const char* optype, const Tensor& y, const Tensor* r) {
          "residual " + r->Describe() + " does not have the output's shape " +
              ShapeToString(y.shape) + " (a fused residual is not broadcast)");
   }
-  if (r->buffer == y.buffer && r->offset < y.offset + y.bytes() &&
-      y.offset < r->offset + r->bytes()) {
+  if (detail::SharesBytes(*r, y)) {
     Fail(optype, y,
          "residual " + r->Describe() +
              " shares bytes with the output (the kernel reads it while writing the output)");
@@ -558,12 +557,9 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   if (norm) {
     const Tensor* z = norm->out;
     if (!z) Fail(optype, y, "layer_norm epilogue without an output tensor");
-    if (z->buffer == y.buffer && z->offset < y.offset + y.bytes() &&
-        y.offset < z->offset + z->bytes())
+    if (detail::SharesBytes(*z, y))
       Fail(optype, y, "layer_norm epilogue output " + z->Describe() + " shares bytes with y");
-    if (residual && z->buffer == residual->buffer &&
-        z->offset < residual->offset + residual->bytes() &&
-        residual->offset < z->offset + z->bytes())
+    if (residual && detail::SharesBytes(*z, *residual))
       Fail(optype, y,
            "layer_norm epilogue output " + z->Describe() + " shares bytes with the residual");
   }

@@ -156,6 +156,10 @@ bool SameBytes(const Tensor& a, const Tensor& b) {
   return a.buffer == b.buffer && a.offset == b.offset && a.bytes() == b.bytes();
 }
 
+bool SharesBytes(const Tensor& a, const Tensor& b) {
+  return a.buffer == b.buffer && a.offset < b.offset + b.bytes() && b.offset < a.offset + a.bytes();
+}
+
 uint32_t DTypeCode(const char* optype, const Tensor& y, const Tensor& t) {
   if (!t.buffer) Fail(optype, y, "tensor " + t.Describe() + " has no buffer");
   switch (t.dtype) {

@@ -59,6 +59,9 @@ MagicDivider MakeMagicDivider(uint32_t d);
 
 // True when both tensors are the same bytes of the same buffer.
 bool SameBytes(const Tensor& a, const Tensor& b);
+// True when the tensors' byte ranges intersect in one buffer (a kernel reading one while writing
+// the other would race).
+bool SharesBytes(const Tensor& a, const Tensor& b);
 
 // `t` with another shape over the same bytes (the 1-D ops run the 2-D kernels on [N, C, 1, W]).
 inline Tensor Reshaped(const Tensor& t, const Shape& shape) {
