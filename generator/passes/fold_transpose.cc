@@ -99,22 +99,27 @@ std::vector<Folded> FoldTranspose(MSCGraph& graph, weights::TensorMap& weights) 
     bool changed = false;
     // q, k, v = permute_dims(x, p): the attention permutes x by p then axes[k], i.e. by
     // axes'[d] = p[axes[k][d]], and reads x.
+    // A chain of permutes composes link by link.
     for (size_t k = 0; k < 3; ++k) {
-      auto it = producer.find(a.inputs[k]);
-      // A permute an earlier attention already wrote through (its output fold) is that
-      // attention's output now: reading it is reading the permuted value, nothing to compose.
-      if (it == producer.end() || removed.count(it->second)) continue;
-      const MSCJoint& p = graph.nodes[it->second];
-      const std::optional<Perm> perm = PermuteOf(p);
-      if (!perm) continue;
-      Perm composed(4);
-      for (size_t d = 0; d < 4; ++d) composed[d] = (*perm)[static_cast<size_t>((*axes)[k][d])];
-      (*axes)[k] = composed;
-      --reads[a.inputs[k]];
-      a.inputs[k] = p.inputs[0];
-      ++reads[a.inputs[k]];
-      folded_into.emplace(it->second, a.name);
-      changed = true;
+      for (;;) {
+        auto it = producer.find(a.inputs[k]);
+        // A permute an earlier attention already wrote through (its output fold) is that
+        // attention's output now: reading it is reading the permuted value, nothing to compose.
+        if (it == producer.end() || removed.count(it->second)) break;
+        const MSCJoint& p = graph.nodes[it->second];
+        const std::optional<Perm> perm = PermuteOf(p);
+        if (!perm) break;
+        Perm composed(4);
+        for (size_t d = 0; d < 4; ++d) composed[d] = (*perm)[static_cast<size_t>((*axes)[k][d])];
+        (*axes)[k] = composed;
+        // p read by nothing else now goes (below), and its read of its input with it.
+        if (--reads[a.inputs[k]] == 0 && !graph_outputs.count(a.inputs[k]) && p.shared_ref.empty())
+          --reads[p.inputs[0]];
+        a.inputs[k] = p.inputs[0];
+        ++reads[a.inputs[k]];
+        folded_into.emplace(it->second, a.name);
+        changed = true;
+      }
     }
     // The result y read only by q = permute_dims(y, p) (neither a graph output): the attention
     // writes q directly, permuting its result by axes'[d] = axes[3][p[d]].

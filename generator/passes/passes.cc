@@ -6,7 +6,7 @@ namespace msc::passes {
 
 const std::vector<std::string>& PassNames() {
   static const std::vector<std::string> names = {"fold_constant", "fold_batch_norm",
-                                                 "fold_transpose"};
+                                                 "fuse_attention", "fold_transpose"};
   return names;
 }
 
@@ -19,11 +19,13 @@ std::vector<Folded> RunPasses(const std::vector<std::string>& names, ir::MSCGrap
       done = FoldConstant(graph, weights);
     else if (name == "fold_batch_norm")
       done = FoldBatchNorm(graph, weights);
+    else if (name == "fuse_attention")
+      done = FuseAttention(graph, weights);
     else if (name == "fold_transpose")
       done = FoldTranspose(graph, weights);
     else
       throw Error("unknown graph pass '" + name +
-                  "' (known: fold_constant, fold_batch_norm, fold_transpose)");
+                  "' (known: fold_constant, fold_batch_norm, fuse_attention, fold_transpose)");
     all.insert(all.end(), done.begin(), done.end());
   }
   return all;

@@ -82,13 +82,35 @@ constexpr int64_t kFoldConstantMinLimitBytes = int64_t{1} << 20;
 /// node made by folding thus lists (node.folded) every node that went into it, itself included.
 std::vector<Folded> FoldConstant(ir::MSCGraph& graph, weights::TensorMap& weights);
 
+/// Attention fusion (issue 25: a transformer written out op by op, as GPT-2's, pays one dispatch
+/// per op): softmax(S) @ v, with S = [mask](scale(q @ k^T)), becomes one msc.attention:
+///   - q [B, N, Sq, H] @ kt [B, N, H, Skv] (matmul) -> [B, N, Sq, Skv]; then optionally
+///     multiply by / divide by a constant scalar c (finite, nonzero): scale = c / 1 / c (else 1);
+///     then optionally a mask: add(., m) with m of the scores' dtype broadcasting to [B, N, Sq,
+///     Skv] (the attention's additive mask input), or where(cond, fill, .) / where(cond, ., fill)
+///     with cond a constant and fill a constant scalar <= -1e30 (-inf, or float32's lowest: then s
+///     + fill rounds to fill, so an additive mask of fill where the key is removed and 0 where kept
+///     computes the same); nn.softmax over the last axis; @ v [B, N, Skv, Hv] (matmul) -> [B, N,
+///     Sq, Hv];
+///   - every intermediate has one output, read once, not a graph output, not shared; all of
+///     float32 or all of float16; no batch broadcasting; the matmuls' out_dtype is their output's.
+/// The msc.attention takes the final matmul's name and output; axes [0, 2, 1, 3], axes_1
+/// [0, 3, 1, 2] (k^T read as relax's [B, Skv, N, H]), axes_2 and axes_3 [0, 2, 1, 3], scale as
+/// above. A where mask that removes exactly the keys j > i + (Skv - Sq) (broadcast over B and N;
+/// Sq <= Skv) becomes causal_mask TopLeft (Sq = Skv) / BottomRight and no input; any other
+/// becomes a constant `<where>.mask` (0 / fill, of cond's shape) in the where's place. The
+/// absorbed nodes go, and so do constants read only by them. Records {"fuse_attention", <node>,
+/// <attention>} for each. Run fold_transpose after it: the head transposes around the matmuls
+/// then fold into the attention's axes. Never throws for what it does not fuse.
+std::vector<Folded> FuseAttention(ir::MSCGraph& graph, weights::TensorMap& weights);
+
 /// Transposes folded into msc.attention's indexing (issue 9: the q/k/v head split and merge of a
 /// transformer dispatch nothing). msc.attention permutes q, k, v by its attrs axes, axes_1,
 /// axes_2 to relax's [B, S, N, H] and its result back by axes_3 (MSC's default [0, 2, 1, 3]
 /// where absent), so:
 ///   - an input t = permute_dims(x, p) (rank 4; null axes: reversed) is read as x with
 ///     axes_k'[d] = p[axes_k[d]]; the permute_dims stays while other nodes read it, else it is
-///     removed;
+///     removed; a chain of permute_dims composes the same way, link by link;
 ///   - a result y read by nothing but q = permute_dims(y, p) (neither y nor q's output a graph
 ///     output, q without shared_ref) is written as q's output directly: axes_3'[d] = axes_3[p[d]],
 ///     the attention output takes q's shape, layout and prims, q's readers read it, q is removed.

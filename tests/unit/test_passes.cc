@@ -735,6 +735,132 @@ TEST_SUITE("passes") {
     CHECK(g.FindNode("a2")->FindAttr("axes") == nullptr);  // untouched: [0, 2, 1, 3]
   }
 
+  TEST_CASE("fold_transpose: a chain of permutes composes into one axes attr") {
+    // k [B, S, N, H] -> [B, N, S, H] -> [B, N, H, S]: the attention reads k^T with axes_1
+    // [0, 3, 1, 2] (as fuse_attention writes it); both permutes fold, k read directly.
+    FoldGraph f;
+    const auto k = f.Input("k", "float32", {1, 3, 2, 4});
+    const auto p1 = f.Op("p1", "permute_dims", {k}, "float32", {1, 2, 3, 4}, {{"axes", "0,2,1,3"}});
+    const auto p2 =
+        f.Op("p2", "permute_dims", {p1}, "float32", {1, 2, 4, 3}, {{"axes", "0,1,3,2"}});
+    const auto q = f.Input("q", "float32", {1, 2, 3, 4});
+    const auto a =
+        f.Op("att", "msc.attention", {q, p2, q}, "float32", {1, 2, 3, 4}, {{"axes_1", "0,3,1,2"}});
+    msc::ir::MSCGraph g;
+    auto done = f.Fold(g, {a}, msc::passes::FoldTranspose);
+    CHECK(g.FindNode("p1") == nullptr);
+    CHECK(g.FindNode("p2") == nullptr);
+    CHECK(g.FindNode("att")->inputs[1] == "k:0");
+    CHECK(AxesOf(*g.FindNode("att"), "axes_1") == std::vector<int64_t>{0, 1, 2, 3});
+    CHECK(done.size() == 2);
+  }
+
+  TEST_CASE("fuse_attention: GPT-2's matmul, scale, causal where, softmax, matmul") {
+    FoldGraph f;
+    const std::vector<int64_t> bnsh = {1, 2, 4, 8}, scores = {1, 2, 4, 4};
+    const auto q = f.Input("q", "float32", bnsh);
+    const auto kt = f.Input("kt", "float32", {1, 2, 8, 4});
+    const auto v = f.Input("v", "float32", {1, 2, 4, 6});
+    const auto s = f.Op("s", "matmul", {q, kt}, "float32", scores, {{"out_dtype", "float32"}});
+    const auto c = f.Const("c", "float32", {}, {0.25});
+    const auto sc = f.Op("sc", "multiply", {c, s}, "float32", scores);  // scalar first
+    std::vector<double> upper;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) upper.push_back(j > i);
+    const auto cond = f.Const("cond", "bool", {4, 4}, upper);
+    const auto fill = f.Const("fill", "float32", {}, {-INFINITY});
+    const auto m = f.Op("m", "where", {cond, fill, sc}, "float32", scores);
+    const auto p = f.Op("p", "nn.softmax", {m}, "float32", scores, {{"axis", "-1"}});
+    const auto o = f.Op("o", "matmul", {p, v}, "float32", {1, 2, 4, 6}, {{"out_dtype", "float32"}});
+    msc::ir::MSCGraph g;
+    auto done = f.Fold(g, {o}, msc::passes::FuseAttention);
+    const msc::ir::MSCJoint* att = g.FindNode("o");
+    REQUIRE(att != nullptr);
+    CHECK(att->optype == "msc.attention");
+    CHECK(att->inputs == std::vector<std::string>{"q:0", "kt:0", "v:0"});
+    CHECK(*att->FindAttr("causal_mask") == "TopLeft");
+    CHECK(std::stod(*att->FindAttr("scale")) == 0.25);
+    CHECK(AxesOf(*att, "axes_1") == std::vector<int64_t>{0, 3, 1, 2});
+    CHECK(att->outputs[0].shape == std::vector<int64_t>{1, 2, 4, 6});
+    CHECK(g.nodes.size() == 4);  // the inputs and the attention: constants gone, weights too
+    CHECK(f.weights.empty());
+    CHECK(done.size() == 7);
+    for (const auto& d : done) CHECK(d.into == "o");
+  }
+
+  TEST_CASE("fuse_attention: any other mask becomes a constant or the attention's mask input") {
+    FoldGraph f;
+    const std::vector<int64_t> scores = {1, 1, 2, 3};
+    const auto q = f.Input("q", "float32", {1, 1, 2, 4});
+    const auto kt = f.Input("kt", "float32", {1, 1, 4, 3});
+    const auto v = f.Input("v", "float32", {1, 1, 3, 4});
+    const auto s = f.Op("s", "matmul", {q, kt}, "float32", scores);
+    const auto two = f.Const("two", "float32", {}, {2.0});
+    const auto sc = f.Op("sc", "divide", {s, two}, "float32", scores);
+    const auto keep = f.Const("keep", "bool", {2, 3}, {1, 0, 1, 1, 1, 0});  // true keeps
+    const auto low = f.Const("low", "float32", {}, {-3.4028234663852886e38});
+    const auto m = f.Op("m", "where", {keep, sc, low}, "float32", scores);
+    const auto p = f.Op("p", "nn.softmax", {m}, "float32", scores, {{"axis", "3"}});
+    const auto o = f.Op("o", "matmul", {p, v}, "float32", {1, 1, 2, 4});
+    // the same with an additive mask input and no scale
+    const auto bias = f.Input("bias", "float32", {1, 1, 1, 3});
+    const auto s2 = f.Op("s2", "matmul", {q, kt}, "float32", scores);
+    const auto m2 = f.Op("m2", "add", {bias, s2}, "float32", scores);
+    const auto p2 = f.Op("p2", "nn.softmax", {m2}, "float32", scores, {{"axis", "-1"}});
+    const auto o2 = f.Op("o2", "matmul", {p2, v}, "float32", {1, 1, 2, 4});
+    msc::ir::MSCGraph g;
+    f.Fold(g, {o, o2}, msc::passes::FuseAttention);
+    const msc::ir::MSCJoint* att = g.FindNode("o");
+    REQUIRE(att->optype == "msc.attention");
+    CHECK(std::stod(*att->FindAttr("scale")) == 0.5);
+    CHECK(att->FindAttr("causal_mask")->empty());
+    REQUIRE(att->inputs.size() == 4);
+    CHECK(att->inputs[3] == "m.mask:0");
+    const double lowest = -3.4028234663852886e38;
+    CHECK(f.Folded(g, "m.mask") == D({0, lowest, 0, 0, 0, lowest}));
+    const msc::ir::MSCJoint* att2 = g.FindNode("o2");
+    REQUIRE(att2->optype == "msc.attention");
+    CHECK(att2->inputs == std::vector<std::string>{"q:0", "kt:0", "v:0", "bias:0"});
+    CHECK(std::stod(*att2->FindAttr("scale")) == 1.0);
+  }
+
+  TEST_CASE("fuse_attention leaves what is not exactly attention alone") {
+    // Each variant breaks one condition; nothing may fuse.
+    auto build = [](FoldGraph& f, const std::string& variant) {
+      const std::vector<int64_t> scores = {1, 2, 3, 3};
+      const auto q = f.Input("q", "float32", {1, 2, 3, 4});
+      const auto kt = f.Input(
+          "kt", "float32", {variant == "broadcast" ? 1 : 1, variant == "broadcast" ? 1 : 2, 4, 3});
+      const auto v = f.Input("v", "float32", {1, 2, 3, 4});
+      const auto s = f.Op("s", "matmul", {q, kt}, "float32", scores);
+      std::string t = s;
+      if (variant == "fill") {  // -100 is no removed key: replacing is not adding
+        const auto cond = f.Const("cond", "bool", {3, 3}, {0, 1, 1, 0, 0, 1, 0, 0, 0});
+        t = f.Op("m", "where", {cond, f.Const("fill", "float32", {}, {-100}), t}, "float32",
+                 scores);
+      }
+      if (variant == "mask_then_scale") {
+        t = f.Op("m", "add", {t, f.Input("bias", "float32", {3, 3})}, "float32", scores);
+        t = f.Op("sc", "multiply", {t, f.Const("c", "float32", {}, {0.5})}, "float32", scores);
+      }
+      if (variant == "scale_tensor")  // a per-element scale is no scalar
+        t = f.Op("sc", "multiply", {t, f.Const("c", "float32", {3}, {1, 2, 3})}, "float32", scores);
+      const auto p = f.Op("p", "nn.softmax", {t}, "float32", scores,
+                          {{"axis", variant == "axis" ? "2" : "-1"}});
+      const auto o = f.Op("o", "matmul", {p, v}, "float32", {1, 2, 3, 4});
+      return variant == "shared" ? std::vector<std::string>{o, p} : std::vector<std::string>{o};
+    };
+    for (const char* variant :
+         {"broadcast", "fill", "mask_then_scale", "scale_tensor", "axis", "shared"}) {
+      INFO(variant);
+      FoldGraph f;
+      auto outs = build(f, variant);
+      msc::ir::MSCGraph g;
+      CHECK(f.Fold(g, outs, msc::passes::FuseAttention).empty());
+      CHECK(g.FindNode("o")->optype == "matmul");
+    }
+  }
+
   TEST_CASE("StoreWeightsAsFloat16: listed roles only, shared and out-of-range tensors kept") {
     auto g = ConvBn();
     auto w = Weights();

@@ -1101,6 +1101,50 @@ def case_msc_attention_bsnh():
     return b.finish([out])
 
 
+@case
+def case_attention_unfused():
+    """Attention written out op by op, which the vulkan backend's fuse_attention pass makes one
+    msc.attention each (generator/passes/fuse_attention.cc); the other backends run it as it is.
+    (1) GPT-2's: q @ permute_dims(k) * 0.35, where(causal condition, -inf, .), softmax, @ v, the
+    result permuted to [B, S, N, H] (a causal_mask TopLeft); (2) scores / 2.0, where(c, ., lowest)
+    with a random condition that keeps key 0 in every row (an additive mask constant), S_q 3 !=
+    S_kv 5, a value head dim 6; (3) an additive mask input, no scale."""
+    b = Builder()
+    q = b.input("q", [1, 2, 4, 8])
+    k = b.input("k", [1, 2, 4, 8])
+    v = b.input("v", [1, 2, 4, 8])
+    kt = b.node("k_t", "permute_dims", [k], lambda x: x.permute(0, 1, 3, 2), attrs={"axes": "0,1,3,2"})
+    s = b.node("scores", "matmul", [q, kt], torch.matmul, attrs={"out_dtype": "float32"})
+    scaled = b.node("scaled", "multiply", [s, _scalar(b, "scale", 0.35)], torch.mul)
+    upper = _const(b, "upper", torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1))
+    masked = b.node("masked", "where", [upper, _scalar(b, "ninf", float("-inf")), scaled], torch.where)
+    p = b.node("probs", "nn.softmax", [masked], lambda x: torch.softmax(x, -1), attrs={"axis": "-1"})
+    pv = b.node("pv", "matmul", [p, v], torch.matmul, attrs={"out_dtype": "float32"})
+    out1 = b.node("merged", "permute_dims", [pv], lambda x: x.permute(0, 2, 1, 3), attrs={"axes": "0,2,1,3"})
+
+    q2 = b.input("q_2", [1, 2, 3, 4])
+    kt2 = b.input("kt_2", [1, 2, 4, 5])
+    v2 = b.input("v_2", [1, 2, 5, 6])
+    s2 = b.node("scores_2", "matmul", [q2, kt2], torch.matmul, attrs={"out_dtype": "float32"})
+    div = b.node("scaled_2", "divide", [s2, _scalar(b, "two", 2.0)], torch.div)
+    keep = _bools(b, [1, 1, 3, 5])
+    keep[..., 0] = True
+    lowest = torch.finfo(torch.float32).min
+    m2 = b.node("masked_2", "where", [_const(b, "keep", keep), div, _scalar(b, "lowest", lowest)], torch.where)
+    p2 = b.node("probs_2", "nn.softmax", [m2], lambda x: torch.softmax(x, -1), attrs={"axis": "3"})
+    out2 = b.node("pv_2", "matmul", [p2, v2], torch.matmul, attrs={"out_dtype": "float32"})
+
+    q3 = b.input("q_3", [2, 1, 3, 4])
+    kt3 = b.input("kt_3", [2, 1, 4, 3])
+    v3 = b.input("v_3", [2, 1, 3, 4])
+    bias = b.input("bias_3", [2, 1, 1, 3])
+    s3 = b.node("scores_3", "matmul", [q3, kt3], torch.matmul, attrs={"out_dtype": "float32"})
+    m3 = b.node("masked_3", "add", [s3, bias], torch.add)
+    p3 = b.node("probs_3", "nn.softmax", [m3], lambda x: torch.softmax(x, -1), attrs={"axis": "-1"})
+    out3 = b.node("pv_3", "matmul", [p3, v3], torch.matmul, attrs={"out_dtype": "float32"})
+    return b.finish([out1, out2, out3])
+
+
 # ---- image.resize2d -------------------------------------------------------------------------------
 
 def _ref_resize2d(data, size, method, mode, rounding="", alpha=-0.5, exclude=0):
