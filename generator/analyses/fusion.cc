@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -244,6 +245,166 @@ std::vector<Chain> ChainCore(const std::vector<FuseNode>& nodes, std::vector<Nod
   return chains;
 }
 
+/// Row-major strides (elements) of `shape`.
+std::vector<int64_t> RowMajor(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> st(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) st[d - 1] = st[d] * shape[d];
+  return st;
+}
+
+/// The strides of `to` viewing the elements of a strided tensor (`shape`, `strides`) in row-major
+/// order, or nullopt when no strides do (a reshape that needs a copy). torch's rule for view()
+/// (aten/src/ATen/TensorUtils.cpp computeStride): the dims split into chunks that are each
+/// contiguous in memory; every new dim must lie within one chunk. Nonzero element counts only.
+std::optional<std::vector<int64_t>> ViewStrides(const std::vector<int64_t>& shape,
+                                                const std::vector<int64_t>& strides,
+                                                const std::vector<int64_t>& to) {
+  if (shape.empty()) return std::nullopt;
+  std::vector<int64_t> out(to.size(), 0);
+  int64_t view_d = static_cast<int64_t>(to.size()) - 1;
+  int64_t chunk_stride = strides.back(), chunk_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    chunk_numel *= shape[static_cast<size_t>(d)];
+    // A chunk ends at dim 0 or where the dim before is not laid out right after this chunk.
+    const bool chunk_end =
+        d == 0 || (shape[static_cast<size_t>(d - 1)] != 1 &&
+                   strides[static_cast<size_t>(d - 1)] != chunk_numel * chunk_stride);
+    if (!chunk_end) continue;
+    while (view_d >= 0 && (view_numel < chunk_numel || to[static_cast<size_t>(view_d)] == 1)) {
+      out[static_cast<size_t>(view_d)] = view_numel * chunk_stride;
+      view_numel *= to[static_cast<size_t>(view_d)];
+      --view_d;
+    }
+    if (view_numel != chunk_numel) return std::nullopt;
+    if (d > 0) {
+      chunk_stride = strides[static_cast<size_t>(d - 1)];
+      chunk_numel = view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+/// Split views (see fusion.h) on top of the other decisions in `f`.
+void ViewCore(const Dataflow& dataflow, std::vector<NodeFusion>& f, const FusionOptions& o) {
+  if (o.view_splits.empty() || o.view_consumers.empty()) return;
+  const ir::MSCGraph& graph = dataflow.graph();
+  auto in = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  auto view_inputs = [&](const std::string& optype) -> const std::vector<size_t>* {
+    for (const auto& [op, ks] : o.view_consumers)
+      if (op == optype) return &ks;
+    return nullptr;
+  };
+  auto untouched = [&](size_t i) {
+    return f[i].into < 0 && f[i].chain < 0 && f[i].epilogue < 0 && f[i].residual_add < 0 &&
+           f[i].norm < 0 && !f[i].view;
+  };
+  auto is_static = [](const std::vector<int64_t>& shape) {
+    return std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d >= 0; });
+  };
+  for (size_t s = 0; s < graph.nodes.size(); ++s) {
+    const ir::MSCJoint& split = graph.nodes[s];
+    if (!in(o.view_splits, split.optype) || split.inputs.size() != 1 || !untouched(s)) continue;
+    const ir::MSCTensor& x = dataflow.input(s, 0);
+    if (!is_static(x.shape) || x.Numel() <= 0 || split.outputs.empty()) continue;
+    // The split axis: the one dim where pieces differ from x; their sizes there sum to x's.
+    int64_t axis = -1, sum = 0;
+    bool ok = true;
+    for (const ir::MSCTensor& t : split.outputs) {
+      ok = ok && t.shape.size() == x.shape.size() && t.dtype == x.dtype && t.Numel() > 0;
+      for (size_t d = 0; ok && d < x.shape.size(); ++d) {
+        if (t.shape[d] == x.shape[d]) continue;
+        ok = axis < 0 || axis == static_cast<int64_t>(d);
+        axis = static_cast<int64_t>(d);
+      }
+    }
+    if (!ok || axis < 0) continue;
+    for (const ir::MSCTensor& t : split.outputs) sum += t.shape[static_cast<size_t>(axis)];
+    if (sum != x.shape[static_cast<size_t>(axis)]) continue;
+    // Walk the pieces' readers: views map each reached tensor to its strides into x.
+    std::unordered_map<std::string_view, InputView> views;
+    std::vector<std::pair<const ir::MSCTensor*, size_t>> work;  // tensor, its node
+    const std::vector<int64_t> xs = RowMajor(x.shape);
+    int64_t start = 0;
+    for (const ir::MSCTensor& t : split.outputs) {
+      views[t.name] = {x.name, start * xs[static_cast<size_t>(axis)], xs};
+      start += t.shape[static_cast<size_t>(axis)];
+      work.emplace_back(&t, s);
+    }
+    std::vector<size_t> members = {s};
+    std::vector<std::pair<size_t, size_t>> reads;  // (consumer, input k) read as a view
+    for (size_t w = 0; ok && w < work.size(); ++w) {
+      const ir::MSCTensor& t = *work[w].first;
+      const size_t node = work[w].second;
+      if (dataflow.is_graph_output(t.name)) ok = false;
+      size_t out = 0;
+      while (&graph.nodes[node].outputs[out] != &t) ++out;
+      for (const std::string* cname : dataflow.consumers(node, out)) {
+        if (!ok) break;
+        const size_t c = *dataflow.FindNode(*cname);
+        const ir::MSCJoint& cn = graph.nodes[c];
+        if (std::find(members.begin(), members.end(), c) != members.end()) continue;
+        if (!untouched(c)) {
+          ok = false;
+        } else if (in(o.view_through, cn.optype)) {
+          // get_item: its output is inputs[index]; the others one input, re-shaped.
+          const std::string* source = cn.inputs.empty() ? nullptr : &cn.inputs[0];
+          if (cn.optype == "get_item") {
+            const std::string* index = cn.FindAttr("index");
+            long long k = -1;
+            try {
+              k = index ? std::stoll(*index) : -1;
+            } catch (const std::exception&) {
+            }
+            source = k >= 0 && static_cast<size_t>(k) < cn.inputs.size()
+                         ? &cn.inputs[static_cast<size_t>(k)]
+                         : nullptr;
+          } else if (cn.inputs.size() != 1) {
+            source = nullptr;
+          }
+          auto v = source ? views.find(*source) : views.end();
+          if (cn.outputs.size() != 1 || v == views.end() || !is_static(cn.outputs[0].shape)) {
+            ok = false;
+            break;
+          }
+          const std::vector<int64_t>& src_shape = dataflow.tensor(*dataflow.Find(*source)).shape;
+          std::optional<std::vector<int64_t>> st =
+              ViewStrides(src_shape, v->second.strides, cn.outputs[0].shape);
+          if (!st) {
+            ok = false;
+            break;
+          }
+          views[cn.outputs[0].name] = {x.name, v->second.offset, *st};
+          members.push_back(c);
+          work.emplace_back(&cn.outputs[0], c);
+        } else if (const std::vector<size_t>* ks = view_inputs(cn.optype)) {
+          for (size_t k = 0; k < cn.inputs.size(); ++k) {
+            if (cn.inputs[k] != t.name) continue;
+            if (std::find(ks->begin(), ks->end(), k) == ks->end()) ok = false;
+            reads.emplace_back(c, k);
+          }
+        } else {
+          ok = false;
+        }
+      }
+    }
+    if (!ok || reads.empty()) continue;
+    size_t last = 0;
+    for (const auto& [c, k] : reads) {
+      last = std::max(last, c);
+      std::vector<InputView>& iv = f[c].input_views;
+      iv.resize(graph.nodes[c].inputs.size());
+      iv[k] = views.at(graph.nodes[c].inputs[k]);
+    }
+    for (size_t m : members) {
+      f[m].view = true;
+      f[m].into = static_cast<long long>(last);
+    }
+  }
+}
+
 }  // namespace
 
 FusionPlan PlanFusion(const Dataflow& dataflow, const FusionOptions& options) {
@@ -252,7 +413,7 @@ FusionPlan PlanFusion(const Dataflow& dataflow, const FusionOptions& options) {
   FusionPlan plan;
   plan.nodes.assign(n, NodeFusion{});
   if (options.producers.empty() && options.elementwise_ops.empty() &&
-      options.elementwise_selects.empty())
+      options.elementwise_selects.empty() && options.view_splits.empty())
     return plan;
   std::vector<FuseNode> fn(n);
   for (size_t i = 0; i < n; ++i) {
@@ -275,6 +436,7 @@ FusionPlan PlanFusion(const Dataflow& dataflow, const FusionOptions& options) {
                           options.residual_producers, options.norms, options.norm_producers);
   plan.chains = ChainCore(fn, plan.nodes, options.elementwise_ops, options.elementwise_selects,
                           options.max_ops, options.max_inputs);
+  ViewCore(dataflow, plan.nodes, options);
   return plan;
 }
 

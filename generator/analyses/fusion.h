@@ -28,6 +28,16 @@
 // readers, if any, still read t (NodeFusion::norm_keeps_input: t is also a graph output or read by
 // another node, so P must store it).
 //
+// Split views (after the above; backend.yaml fuse_views): a node S of an optype in `view_splits`
+// (one input x of a static shape, outputs differing from x in one dim only, whose sizes sum to
+// x's) whose every piece is read, directly or through nodes of `view_through` optypes (trait
+// view: reshape, squeeze, expand_dims, get_item), only at the inputs `view_consumers` lists for
+// their optypes (e.g. msc.attention's q, k, v) is never computed: each consumer input reads x in
+// place as a strided view (NodeFusion::input_views: x's name, an element offset, one stride per
+// dim of the input's shape; a reshape of a non-contiguous piece must be expressible as strides,
+// as torch's view() requires, else nothing is fused). S and the nodes in between get `view` and
+// `into` = the last consumer (where x is read); none of their outputs may be a graph output.
+//
 // Elementwise chains (after the above: nodes fused there take no part): trees of elementwise nodes
 // run as ONE kernel at the position of their last node, the root. A node can join when its optype
 // is in `elementwise_ops` (its inputs and output float32 or float16: computed in float32, rounded
@@ -41,7 +51,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "generator/analyses/dataflow.h"
@@ -60,6 +72,17 @@ struct FusionOptions {
   std::vector<std::string> elementwise_selects;  ///< fuse_elementwise_selects
   long long max_ops = 0;                         ///< fuse_elementwise_max_ops
   long long max_inputs = 0;                      ///< fuse_elementwise_max_inputs
+  std::vector<std::string> view_splits;          ///< fuse_views.splits
+  std::vector<std::string> view_through;         ///< fuse_views.through
+  /// fuse_views.consumers: optype -> the input indices it reads as strided views
+  std::vector<std::pair<std::string, std::vector<size_t>>> view_consumers;
+};
+
+/// A consumer input read in place as a strided view of another tensor (split views, above).
+struct InputView {
+  std::string base;              ///< the tensor viewed; "" = none (the input is read as it is)
+  int64_t offset = 0;            ///< elements
+  std::vector<int64_t> strides;  ///< elements, one per dim of the input's shape
 };
 
 /// The decisions for one node; indices are node indices, -1 for none.
@@ -73,6 +96,9 @@ struct NodeFusion {
   long long norm = -1;          ///< the norm consumer run in this node's epilogue
   bool norm_keeps_input = false;  ///< the norm's input is read elsewhere too: store it
   bool own_bytes = false;         ///< fused into a producer, with an output of its own (a norm)
+  bool view =
+      false;  ///< a split (or a view of its pieces) read in place by `into`: computes nothing
+  std::vector<InputView> input_views;  ///< per input ({} when none is a view)
 };
 
 /// One fused elementwise chain.

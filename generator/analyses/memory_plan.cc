@@ -341,7 +341,7 @@ MemoryPlan PlanMemory(const Dataflow& dataflow, const FusionPlan& fusion,
           {&t.name, nbytes, dataflow.is_graph_input(t.name), dataflow.is_graph_output(t.name)});
     }
     for (size_t k = 0; k < n.inputs.size(); ++k) pn[i].inputs.push_back(&dataflow.input(i, k).name);
-    pn[i].fused = f.into >= 0 && f.chain < 0 && !f.own_bytes;
+    pn[i].fused = f.into >= 0 && f.chain < 0 && !f.own_bytes && !f.view;
     pn[i].alias_input = f.alias_input;
     if (f.own_bytes) {  // a norm run in its producer's epilogue: there it reads and writes
       pn[i].read_at = f.into;
@@ -351,7 +351,11 @@ MemoryPlan PlanMemory(const Dataflow& dataflow, const FusionPlan& fusion,
       pn[i].unplanned = true;
       pn[i].read_at = f.into;
     }
-    pn[i].alias = listed(options.alias_optypes, n.optype) || pn[i].fused;
+    pn[i].alias = (listed(options.alias_optypes, n.optype) || pn[i].fused) && !f.view;
+    if (f.view) {  // a split piece or a view of one, read in place by `into`: no bytes of its own
+      pn[i].unplanned = true;
+      pn[i].read_at = f.into;
+    }
     if (n.optype == "get_item" && pn[i].alias) {
       pn[i].get_item = true;
       const std::optional<int64_t> index = IntAttr(n, opdefs, "index");

@@ -11,19 +11,21 @@
 // their input alias_input, never the residual's (the producer reads R while it writes y, and R,
 // live until the add's position, never shares y's bytes). Members of a fused elementwise chain
 // other than its root are not planned (no offset: their values never leave the root's kernel) and
-// read their inputs at the root's position. A norm fused into its producer (own_bytes) has bytes of
-// its own, written, and its input read, at the producer's position. A node of a `concat_in_place`
-// optype (attr `axis`) whose output dims before the axis are all 1 is in place when every input's
-// alias group can be a slice of its output's (input k at the output's offset + the bytes of inputs
-// 0..k-1; each group in one such concat at most, distinct, not the output's own, every slice offset
-// a multiple of `alignment`): the producers then write into the output and the concat has nothing
-// to do. The outputs of one node (a split's pieces) of one size whose alias groups end at the same
-// step are slices of one block, output k at k * its aligned size (a kernel can write them as one
-// evenly spaced span; the Vulkan runtime's split does). Slices nest; a group lives as long as its
-// members and slices together; an alias group as long as its longest member. Placement is greedy by
-// size, largest first, each block at the lowest `alignment`-aligned offset free for its whole
-// lifetime (the "greedy by size" offset calculation of Pisarchyk & Lee 2020, "Efficient Memory
-// Management for Deep Neural Net Inference", arXiv:2001.03288).
+// read their inputs at the root's position, and so are split views (NodeFusion::view: the split
+// and the views of its pieces, read in place at `into`, where the split's input is read). A norm
+// fused into its producer (own_bytes) has bytes of its own, written, and its input read, at the
+// producer's position. A node of a `concat_in_place` optype (attr `axis`) whose output dims before
+// the axis are all 1 is in place when every input's alias group can be a slice of its output's
+// (input k at the output's offset + the bytes of inputs 0..k-1; each group in one such concat at
+// most, distinct, not the output's own, every slice offset a multiple of `alignment`): the
+// producers then write into the output and the concat has nothing to do. The outputs of one node (a
+// split's pieces) of one size whose alias groups end at the same step are slices of one block,
+// output k at k * its aligned size (a kernel can write them as one evenly spaced span; the Vulkan
+// runtime's split does). Slices nest; a group lives as long as its members and slices together; an
+// alias group as long as its longest member. Placement is greedy by size, largest first, each block
+// at the lowest `alignment`-aligned offset free for its whole lifetime (the "greedy by size" offset
+// calculation of Pisarchyk & Lee 2020, "Efficient Memory Management for Deep Neural Net Inference",
+// arXiv:2001.03288).
 #pragma once
 
 #include <string>

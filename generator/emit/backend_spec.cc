@@ -174,7 +174,7 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
        r.Map(root, "backend.yaml",
              {"summary", "op_template", "op_sections", "no_snippet", "files", "copy", "weights",
               "golden", "reserved_names", "memory_plan", "fuse_epilogues", "fuse_elementwise",
-              "passes", "precision", "test", "trait_snippets"})) {
+              "fuse_views", "passes", "precision", "test", "trait_snippets"})) {
     if (key == "summary") {
       spec.summary = r.Str(v, key);
     } else if (key == "op_template") {
@@ -256,6 +256,36 @@ BackendSpec LoadBackendSpec(const std::string& templates_root, const std::string
             r.Fail(list,
                    "fuse_epilogues." + k + ": '" + p + "' is not in fuse_epilogues.producers");
       }
+    } else if (key == "fuse_views") {
+      for (const auto& [k, a] : r.Map(v, "fuse_views", {"splits", "through", "consumers"})) {
+        if (k != "consumers") {
+          (k == "splits" ? spec.fusion.view_splits : spec.fusion.view_through) =
+              OptypeList(r, a, "fuse_views." + k);
+          continue;
+        }
+        if (!a.IsMap())
+          r.Fail(a,
+                 "fuse_views.consumers must map optypes to the input indices they read as views");
+        for (const auto& entry : a) {
+          const std::string op = entry.first.as<std::string>();
+          std::vector<size_t> ks;
+          if (!entry.second.IsSequence())
+            r.Fail(entry.second, "fuse_views.consumers." + op + " must be a list of input indices");
+          for (const auto& i : entry.second) {
+            long long k = -1;
+            try {
+              k = i.as<long long>();
+            } catch (const YAML::Exception&) {
+            }
+            if (k < 0)
+              r.Fail(i, "fuse_views.consumers." + op + ": an input index must be an integer >= 0");
+            ks.push_back(static_cast<size_t>(k));
+          }
+          spec.fusion.view_consumers.emplace_back(op, std::move(ks));
+        }
+      }
+      if (spec.fusion.view_splits.empty() != spec.fusion.view_consumers.empty())
+        r.Fail(v, "fuse_views.splits and fuse_views.consumers go together");
     } else if (key == "fuse_elementwise") {
       bool has_max_ops = false, has_max_inputs = false;
       for (const auto& [k, a] :
@@ -342,6 +372,8 @@ void ResolveTraits(BackendSpec& spec, const opdef::OpDefRegistry& opdefs) {
   resolve(spec.fusion.norm_producers);
   resolve(spec.fusion.elementwise_ops);
   resolve(spec.fusion.elementwise_selects);
+  resolve(spec.fusion.view_splits);
+  resolve(spec.fusion.view_through);
   for (auto& [name, p] : spec.precisions) {
     resolve(p.activations_mixed);
     resolve(p.activations_same);

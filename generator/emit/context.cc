@@ -65,6 +65,10 @@ struct Keys {
   Value fused_norm = Value::Str("fused_norm");
   Value keeps_input = Value::Str("keeps_input");
   Value fused_chain = Value::Str("fused_chain");
+  Value fused_view = Value::Str("fused_view");
+  Value input_views = Value::Str("input_views");
+  Value base = Value::Str("base");
+  Value strides = Value::Str("strides");
   Value steps = Value::Str("steps");
   Value operands = Value::Str("operands");
   Value kind = Value::Str("kind");
@@ -446,6 +450,28 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     d.emplace_back(K.fused_chain, fusion[i].chain >= 0
                                       ? chain_values[static_cast<size_t>(fusion[i].chain)]
                                       : Value());
+    // a split (or a view of its pieces) read in place by fused_into; the views this node reads
+    d.emplace_back(K.fused_view, Value::Bool(fusion[i].view));
+    ValueList views;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const analyses::InputView* v =
+          k < fusion[i].input_views.size() && !fusion[i].input_views[k].base.empty()
+              ? &fusion[i].input_views[k]
+              : nullptr;
+      if (!v) {
+        views.push_back(Value());
+        continue;
+      }
+      const analyses::TensorRef* at = dataflow.Find(v->base);
+      ValueList st;
+      for (int64_t x : v->strides) st.push_back(Value::Int(x));
+      ValueDict r;
+      r.emplace_back(K.base, tensors[outs[at->node][at->out]].value);
+      r.emplace_back(K.offset, Value::Int(v->offset));
+      r.emplace_back(K.strides, Value::List(std::move(st)));
+      views.push_back(Value::Dict(std::move(r)));
+    }
+    d.emplace_back(K.input_views, Value::List(std::move(views)));
     // a concat whose inputs' producers wrote them into its output (memory_plan.concat_in_place)
     d.emplace_back(K.in_place, Value::Bool(plan && plan->in_place[i]));
     code_at_ = d.size();

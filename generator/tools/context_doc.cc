@@ -72,6 +72,14 @@ const std::vector<FieldDoc>& NodeFieldDocs() {
        "distinct outside inputs in first-use order; steps: the members in node order, the root "
        "last, attrs typed like node.attrs; operands [{kind: \"input\"|\"step\", index}] in the "
        "node's input order"},
+      {"node.fused_view", "bool",
+       "with backend.yaml fuse_views: this node is a split, or a view (reshape, get_item, ...) "
+       "of its pieces, that node.fused_into reads in place as a strided view: emit nothing (its "
+       "outputs have no bytes)"},
+      {"node.input_views", "[null|{base: T, offset, strides}]",
+       "with backend.yaml fuse_views: per input, null, or the strided view this node reads it "
+       "as instead (inputs[k]'s shape over base's elements: element offset + sum_d i_d * "
+       "strides[d]; inputs[k] itself is never stored)"},
       {"node.in_place", "bool",
        "a concat (backend.yaml memory_plan.concat_in_place) whose inputs' producers wrote them "
        "straight into their slices of its output: emit nothing that moves data"},

@@ -238,6 +238,24 @@ void Variance(Program& p, const Tensor& x, const Tensor& y, const std::vector<in
 
 // ---- attention and einsum ----------------------------------------------------------------
 
+// A strided view of a tensor's elements, read in place by the ops that take one (Attention's
+// q, k and v): element (i_0, ..., i_{r-1}) of the view is element
+// offset + sum_d i_d * strides[d] of `base` (its row-major elements). The generator passes a
+// qkv split's pieces this way (backend.yaml fuse_views), so the split is never computed. A
+// Tensor converts to the view of all of it (contiguous strides, offset 0). The op checks that
+// the view stays inside `base` (strides >= 0) and throws msc_vk::Error naming the node if not.
+struct StridedView {
+  StridedView(const Tensor& whole);  // NOLINT(google-explicit-constructor): any Tensor is one
+  StridedView(const Tensor& base, Shape shape, std::vector<int64_t> strides, int64_t offset);
+  Tensor base;
+  Shape shape;
+  std::vector<int64_t> strides;  // elements
+  int64_t offset = 0;            // elements
+  // "'matmul' float32 [1, 16, 192] viewed as [1, 16, 4, 16] strides [3072, 192, 16, 1] from
+  // element 64"; base.Describe() for a whole tensor.
+  std::string Describe() const;
+};
+
 struct AttentionAttrs {
   // relax.permute_dims axes taking q / k / v to relax's [B, S, N, H] (axes, axes_1, axes_2) and
   // the attention result [B, Sq, N, Hv] to the output (axes_3). MSC's default: torch's
@@ -256,12 +274,13 @@ struct AttentionAttrs {
 //   causal_mask: keys j > i + offset are dropped (offset 0 for TopLeft, |Sq - Skv| for
 //   BottomRight), i.e. np.tril(S, offset)
 //   out[b, i, n, :] = softmax_j(S[b, n, i, :]) @ v[b, :, n, :]
-// q [B, Sq, N, H], k [B, Skv, N, H], v [B, Skv, N, Hv] after their permutations; `mask` (null:
-// none) is additive and numpy-broadcastable to [B, N, Sq, Skv]. One fused dispatch with an
-// online softmax: on GPUs (Context::use_tiled_kernels()) one workgroup per query row, on CPU
-// devices one invocation per (query row, 64 output dims).
-void Attention(Program& p, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
-               const Tensor& y, const AttentionAttrs& a = {});
+// q [B, Sq, N, H], k [B, Skv, N, H], v [B, Skv, N, Hv] after their permutations (each a
+// tensor or a StridedView of one); `mask` (null: none) is additive and numpy-broadcastable to
+// [B, N, Sq, Skv]. One fused dispatch with an online softmax: on GPUs
+// (Context::use_tiled_kernels()) one workgroup per query row, on CPU devices one invocation per
+// (query row, 64 output dims).
+void Attention(Program& p, const StridedView& q, const StridedView& k, const StridedView& v,
+               const Tensor* mask, const Tensor& y, const AttentionAttrs& a = {});
 
 // einsum (numpy.einsum / relax.op.einsum): 1-3 operands, explicit ("ij,jk->ik") or implicit
 // output (labels that occur once, sorted, "..." first), repeated labels within an operand

@@ -28,16 +28,44 @@ void CheckPermutation(const char* op, const Tensor& y, const std::array<int64_t,
   }
 }
 
+/// A view of rank 4 whose elements all lie inside its base (else Error naming the node).
+void CheckView(const char* op, const Tensor& y, const StridedView& v, const char* role) {
+  if (v.shape.size() != 4 || v.strides.size() != 4)
+    Fail(op, y, std::string(role) + " " + v.Describe() + " must have rank 4");
+  if (NumElements(v.shape) == 0) return;
+  int64_t last = v.offset;
+  bool ok = v.offset >= 0;
+  for (size_t d = 0; d < 4; ++d) {
+    ok = ok && v.strides[d] >= 0 && v.shape[d] >= 0;
+    last += (v.shape[d] - 1) * v.strides[d];
+  }
+  if (!ok || last >= v.base.numel())
+    Fail(op, y, std::string(role) + " " + v.Describe() + " reaches outside its tensor");
+}
+
 }  // namespace
 
-void Attention(Program& p, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
-               const Tensor& y, const AttentionAttrs& a) {
+StridedView::StridedView(const Tensor& whole)
+    : base(whole), shape(whole.shape), strides(detail::ContiguousStrides(whole.shape)) {}
+
+StridedView::StridedView(const Tensor& b, Shape s, std::vector<int64_t> st, int64_t off)
+    : base(b), shape(std::move(s)), strides(std::move(st)), offset(off) {}
+
+std::string StridedView::Describe() const {
+  if (shape == base.shape && offset == 0 && strides == detail::ContiguousStrides(shape))
+    return base.Describe();
+  return base.Describe() + " viewed as " + ShapeToString(shape) + " strides " +
+         ShapeToString(strides) + " from element " + std::to_string(offset);
+}
+
+void Attention(Program& p, const StridedView& q, const StridedView& k, const StridedView& v,
+               const Tensor* mask, const Tensor& y, const AttentionAttrs& a) {
   const char* op = "msc.attention";
-  detail::CheckFloat(op, y, {&q, &k, &v, &y});
+  detail::CheckFloat(op, y, {&q.base, &k.base, &v.base, &y});
   if (mask) detail::CheckFloat(op, y, {mask});
-  CheckRank(op, y, q, 4, "query");
-  CheckRank(op, y, k, 4, "key");
-  CheckRank(op, y, v, 4, "value");
+  CheckView(op, y, q, "query");
+  CheckView(op, y, k, "key");
+  CheckView(op, y, v, "value");
   CheckRank(op, y, y, 4, "output");
   CheckPermutation(op, y, a.q_axes, "axes");
   CheckPermutation(op, y, a.k_axes, "axes_1");
@@ -47,12 +75,11 @@ void Attention(Program& p, const Tensor& q, const Tensor& k, const Tensor& v, co
   struct Dims {
     int64_t size[4], stride[4];
   };
-  auto relax_dims = [](const Tensor& t, const std::array<int64_t, 4>& axes) {
-    const std::vector<int64_t> st = detail::ContiguousStrides(t.shape);
+  auto relax_dims = [](const StridedView& t, const std::array<int64_t, 4>& axes) {
     Dims d{};
     for (int r = 0; r < 4; ++r) {
       d.size[r] = t.shape[axes[r]];
-      d.stride[r] = st[axes[r]];
+      d.stride[r] = t.strides[axes[r]];
     }
     return d;
   };
@@ -87,6 +114,7 @@ void Attention(Program& p, const Tensor& q, const Tensor& k, const Tensor& v, co
     uint32_t qs[4], ks[4], vs[4], os[4], ms[4];
     float scale;
     uint32_t causal, offset;
+    uint32_t qo, ko, vo;
   } push{};
   push.B = U32(B, op, y, "batch");
   push.N = U32(N, op, y, "heads");
@@ -94,6 +122,9 @@ void Attention(Program& p, const Tensor& q, const Tensor& k, const Tensor& v, co
   push.Skv = U32(Skv, op, y, "key length");
   push.H = U32(H, op, y, "head dim");
   push.Hv = U32(Hv, op, y, "value head dim");
+  push.qo = U32(q.offset, op, y, "query offset");
+  push.ko = U32(k.offset, op, y, "key offset");
+  push.vo = U32(v.offset, op, y, "value offset");
   const std::vector<int64_t> ys = detail::ContiguousStrides(y.shape);
   for (int r = 0; r < 4; ++r) {
     push.qs[r] = U32(qd.stride[r], op, y, "stride");
@@ -129,13 +160,18 @@ void Attention(Program& p, const Tensor& q, const Tensor& k, const Tensor& v, co
   if (B * N * Sq * Hv == 0) return;
   // CPU devices: one invocation per (row, 64 output dims), vec4 reads where the head dim is
   // contiguous and a multiple of 4; GPUs: one workgroup per row.
+  // vec4 texels: h contiguous, and every row start (offset + other dims' strides) on a texel.
+  auto vec4 = [](int64_t h, const uint32_t* s, uint32_t off) {
+    return h % 4 == 0 && s[3] == 1 && s[0] % 4 == 0 && s[1] % 4 == 0 && s[2] % 4 == 0 &&
+           off % 4 == 0;
+  };
   const bool rows = !p.context().use_tiled_kernels();
-  const bool qk4 = rows && H % 4 == 0 && push.qs[3] == 1 && push.ks[3] == 1;
-  const bool v4 = rows && Hv % 4 == 0 && push.vs[3] == 1;
+  const bool qk4 = rows && vec4(H, push.qs, push.qo) && vec4(H, push.ks, push.ko);
+  const bool v4 = rows && vec4(Hv, push.vs, push.vo);
   const View qk_view = qk4 ? View::kTexelVec4 : View::kTexelFloat;
-  std::vector<Binding> bindings = {InTexel(q, qk_view), InTexel(k, qk_view),
-                                   InTexel(v, v4 ? View::kTexelVec4 : View::kTexelFloat),
-                                   InTexel(mask ? *mask : q), Out(y)};
+  std::vector<Binding> bindings = {InTexel(q.base, qk_view), InTexel(k.base, qk_view),
+                                   InTexel(v.base, v4 ? View::kTexelVec4 : View::kTexelFloat),
+                                   InTexel(mask ? *mask : q.base), Out(y)};
   const uint64_t row_count = static_cast<uint64_t>(B * N * Sq);
   detail::LaunchFloat(p, "msc/attention", std::move(bindings), push,
                       {mask ? 1u : 0u, rows ? 1u : 0u, qk4 ? 1u : 0u, v4 ? 1u : 0u},

@@ -316,6 +316,95 @@ TEST_CASE("memory plan: a split's pieces dying together lie side by side") {
   CHECK(Plan(split({s4, s4, s4}, true)).peak >= p.peak);
 }
 
+namespace {
+
+/// x [1, 4, 24] -> lin -> split s (3 x [1, 4, 8], axis 2) -> get_item g<k> -> reshape r<k>
+/// [1, 4, 2, 4] -> consumer `a` (optype "att", inputs r0 r1 r2) -> out. `extra` nodes are
+/// appended (before out).
+msc::ir::MSCGraph QkvGraph(std::vector<N> extra = {}, std::vector<std::string> outputs = {"out"},
+                           std::vector<int64_t> piece = {1, 4, 8}) {
+  const std::vector<int64_t> heads = {1, 4, 2, 4};
+  std::vector<N> nodes = {{"x", "input", {}, {1, 4, 24}},
+                          {"lin", "nn.relu", {"x"}, {1, 4, 24}},
+                          {"s", "split", {"lin"}, piece, "float32", {{"axis", "2"}}}};
+  for (int k = 0; k < 3; ++k) {
+    const std::string i = std::to_string(k);
+    nodes.push_back({"g" + i, "get_item", {"s"}, piece, "float32", {{"index", i}}});
+    nodes.push_back({"r" + i, "reshape", {"g" + i}, heads});
+  }
+  nodes.push_back({"a", "att", {"r0", "r1", "r2"}, heads});
+  for (const N& n : extra) nodes.push_back(n);
+  nodes.push_back({"out", "nn.relu", {"a"}, heads});
+  auto g = Build(nodes, std::move(outputs));
+  // The split has three outputs, each get_item reads all of them.
+  auto& sp = g.nodes[2];
+  for (int k = 1; k < 3; ++k) {
+    msc::ir::MSCTensor t = sp.outputs[0];
+    t.name = "s:" + std::to_string(k);
+    sp.outputs.push_back(t);
+  }
+  for (auto& n : g.nodes)
+    if (n.optype == "get_item") n.inputs = {"s:0", "s:1", "s:2"};
+  g.BuildIndex();
+  return g;
+}
+
+msc::analyses::FusionOptions ViewOptions() {
+  msc::analyses::FusionOptions o;
+  o.view_splits = {"split"};
+  o.view_through = {"get_item", "reshape"};
+  o.view_consumers = {{"att", {0, 1, 2}}};
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("split views: a qkv split read in place by its consumer, never computed or stored") {
+  const auto g = QkvGraph();
+  const msc::analyses::GraphAnalyses a(g, Opdefs(), ViewOptions(), {256, {"reshape"}, {}});
+  const size_t att = Index(g, "a");
+  for (const char* name : {"s", "g0", "g1", "g2", "r0", "r1", "r2"}) {
+    INFO(name);
+    CHECK(a.fusion.nodes[Index(g, name)].view);
+    CHECK(a.fusion.nodes[Index(g, name)].into == static_cast<long long>(att));
+    CHECK(a.memory->offset.count(std::string(name) + ":0") == 0);  // no bytes
+  }
+  const auto& views = a.fusion.nodes[att].input_views;
+  REQUIRE(views.size() == 3);
+  for (size_t k = 0; k < 3; ++k) {
+    CHECK(views[k].base == "lin:0");
+    CHECK(views[k].offset == static_cast<int64_t>(8 * k));
+    // [1, 4, 8] pieces of [1, 4, 24] (strides [96, 24, 1]) as [1, 4, 2, 4]
+    CHECK(views[k].strides == std::vector<int64_t>{96, 24, 4, 1});
+  }
+  // lin is read at the attention's position: its bytes are not the attention's output's.
+  CHECK(At(*a.memory, "lin") != At(*a.memory, "a"));
+  CHECK_FALSE(a.fusion.nodes[Index(g, "lin")].view);
+}
+
+TEST_CASE("split views: not when a piece is read otherwise, is an output, or needs a copy") {
+  // A piece also read by a relu.
+  auto g = QkvGraph({{"other", "nn.relu", {"r1"}, {1, 4, 2, 4}}}, {"out", "other"});
+  msc::analyses::GraphAnalyses a(g, Opdefs(), ViewOptions(), {256, {"reshape"}, {}});
+  CHECK_FALSE(a.fusion.nodes[Index(g, "s")].view);
+  CHECK(a.fusion.nodes[Index(g, "a")].input_views.empty());
+  // A view that is a graph output.
+  g = QkvGraph({}, {"out", "r2"});
+  CHECK_FALSE(msc::analyses::PlanFusion(msc::analyses::Dataflow(g), ViewOptions()).nodes[2].view);
+  // An input index the consumer does not read as a view.
+  auto o = ViewOptions();
+  o.view_consumers = {{"att", {0, 1}}};
+  g = QkvGraph();
+  CHECK_FALSE(msc::analyses::PlanFusion(msc::analyses::Dataflow(g), o).nodes[2].view);
+  // A reshape that needs a copy: a [1, 4, 8] piece (strides [96, 24, 1]) as [1, 2, 16, 1] merges
+  // rows 24 elements apart into one dim.
+  auto bad = QkvGraph();
+  for (auto& n : bad.nodes)
+    if (n.optype == "reshape") n.outputs[0].shape = {1, 2, 16, 1};
+  bad.BuildIndex();
+  CHECK_FALSE(msc::analyses::PlanFusion(msc::analyses::Dataflow(bad), ViewOptions()).nodes[2].view);
+}
+
 TEST_CASE("epilogue fusion marks producer and consumer, and they share bytes") {
   const auto g = Build({{"n0", "input", {}, {256}},
                         {"n1", "conv", {"n0"}, {256}},

@@ -510,6 +510,25 @@ TEST_CASE("fuse_epilogues.norms and norm_producers go together, producers a subs
   CHECK(spec.fusion.norms == std::vector<std::string>{"nn.layer_norm"});
 }
 
+TEST_CASE("fuse_views: splits and consumers go together; consumers map optypes to indices") {
+  SpecFile f;
+  msc::emit::BackendSpec spec;
+  CHECK(f.Load("fuse_views: {splits: [split], through: [reshape]}\n", &spec)
+            .find("fuse_views.splits and fuse_views.consumers go together") != std::string::npos);
+  CHECK(f.Load("fuse_views: {splits: [split], consumers: [msc.attention]}\n", &spec)
+            .find("fuse_views.consumers must map optypes to the input indices") !=
+        std::string::npos);
+  CHECK(f.Load("fuse_views: {splits: [split], consumers: {msc.attention: [0, q]}}\n", &spec)
+            .find("fuse_views.consumers.msc.attention: an input index must be an integer >= 0") !=
+        std::string::npos);
+  CHECK(f.Load("fuse_views: {splits: [split], through: [reshape], consumers: {msc.attention: [0, "
+               "2]}}\n",
+               &spec) == "");
+  REQUIRE(spec.fusion.view_consumers.size() == 1);
+  CHECK(spec.fusion.view_consumers[0].first == "msc.attention");
+  CHECK(spec.fusion.view_consumers[0].second == std::vector<size_t>{0, 2});
+}
+
 TEST_CASE("residual fusion on the MSCGraph: an add with three inputs is no residual add") {
   msc::analyses::FusionOptions options;
   options.producers = {"conv"};

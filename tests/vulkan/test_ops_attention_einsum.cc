@@ -227,6 +227,64 @@ TEST_CASE("msc.attention (fused) matches the reference") {
   }
 }
 
+TEST_CASE("msc.attention reads q, k, v as strided views of one packed tensor") {
+  // A transformer's qkv projection [B, S, 3 E] (E = N H) read in place: q, k, v are the views
+  // [B, S, N, H] with strides [3 E S, 3 E, H, 1] from elements 0, E + pad, 2 E + pad (relax
+  // layout, identity axes). pad shifts k and v off a vec4 texel boundary in one case.
+  struct Case {
+    const char* name;
+    int64_t B, S, N, H, pad;
+  };
+  for (const Case& c :
+       {Case{"vec4 (H % 4 == 0, aligned)", 2, 5, 3, 8, 0}, Case{"scalar (H odd)", 1, 7, 2, 5, 0},
+        Case{"scalar (k, v off a texel boundary)", 1, 6, 2, 4, 2}}) {
+    INFO(c.name);
+    for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
+      vkt::Arena ar(*ctx);
+      const int64_t E = c.N * c.H, row = 3 * E + 2 * c.pad;
+      const Vec packed = vkt::Random(c.B * c.S * row, 7, -2, 2);
+      const Shape bsnh = {c.B, c.S, c.N, c.H};
+      // The pieces, extracted on the host, for the reference.
+      Vec pieces[3];
+      for (int t = 0; t < 3; ++t)
+        for (int64_t b = 0; b < c.B; ++b)
+          for (int64_t s = 0; s < c.S; ++s)
+            for (int64_t e = 0; e < E; ++e)
+              pieces[t].push_back(packed[(b * c.S + s) * row + t * (E + c.pad) + e]);
+      const std::array<int64_t, 4> id = {0, 1, 2, 3};
+      const AttnCase ref{c.name,    c.B,  c.N,  c.S, c.S, c.H, c.H, {},
+                         "TopLeft", true, 0.5f, id,  id,  id,  id,  false};
+      Shape ys;
+      const Vec expect = RefAttention(ref, pieces[0], pieces[1], pieces[2], {}, &ys);
+      Tensor base = ar.Input("qkv", {c.B, c.S, row}, packed);
+      Tensor y = ar.Alloc("attn", ys);
+      const std::vector<int64_t> strides = {c.S * row, row, c.H, 1};
+      ops::AttentionAttrs a;
+      a.q_axes = a.k_axes = a.v_axes = a.out_axes = id;
+      a.has_scale = true;
+      a.scale = 0.5f;
+      a.causal_mask = "TopLeft";
+      RunProgram(*ctx, 1, [&](msc_vk::Program& p) {
+        ops::Attention(p, ops::StridedView(base, bsnh, strides, 0),
+                       ops::StridedView(base, bsnh, strides, E + c.pad),
+                       ops::StridedView(base, bsnh, strides, 2 * (E + c.pad)), nullptr, y, a);
+      });
+      vkt::ExpectClose(ar.Read(y), expect, 2e-5, 1e-4, c.name);
+      vkt::ExpectNoValidationMessages(*ctx);
+    }
+  }
+  // A view reaching past its tensor is refused before anything is recorded.
+  vkt::Arena ar(vkt::Ctx(), 1 << 20);
+  msc_vk::Program p(vkt::Ctx());
+  Tensor base = ar.Alloc("qkv", {1, 4, 24}), y = ar.Alloc("out", {1, 4, 2, 4});
+  const ops::StridedView q(base, {1, 4, 2, 4}, {96, 24, 4, 1}, 0);
+  const ops::StridedView far(base, {1, 4, 2, 4}, {96, 24, 4, 1}, 17);
+  vkt::ExpectError([&] { ops::Attention(p, q, far, q, nullptr, y); },
+                   "key 'qkv' float32 [1, 4, 24] viewed as [1, 4, 2, 4] strides [96, 24, 4, 1] "
+                   "from element 17 reaches outside its tensor");
+  CHECK(p.num_dispatches() == 0);
+}
+
 TEST_CASE("msc.attention rejects bad shapes and attrs") {
   vkt::Arena ar(vkt::Ctx(), 1 << 20);
   msc_vk::Program p(vkt::Ctx());

@@ -5,8 +5,9 @@
 //   s_j = scale * <q[b, i, n, :], k[b, j, n, :]> + mask[b, n, i, j]        j < Skv
 //   causal: keys j > i + offset are dropped (np.tril(S, offset))
 //   O[b, i, n, :] = sum_j softmax_j(s)_j * v[b, j, n, :]
-// q, k, v, O are addressed through element strides per relax dim (b, s, n, h), so any input
-// permutation (MSC's axes attrs) costs nothing; the mask through strides per (b, n, i, j), 0 for
+// q, k, v, O are addressed through element strides per relax dim (b, s, n, h) (q, k, v from an
+// element offset), so any input permutation (MSC's axes attrs) or strided view (a qkv split
+// read in place) costs nothing; the mask through strides per (b, n, i, j), 0 for
 // broadcast dims.
 //
 // Two schedules (spec constant ROWS, chosen by the host like the GEMM variant):
@@ -47,6 +48,7 @@ layout(push_constant) uniform Push {
   float scale;
   uint causal;  // 1: keys j <= i + offset only
   uint offset;
+  uint qo, ko, vo;  // element offsets of q, k, v in their bindings (strided views)
 } p;
 
 #define CHUNK 64
@@ -81,9 +83,9 @@ void RowsMain() {
   const uint row = id % rows, hv0 = (id / rows) * ROW_HV;
   const uint i = row % p.Sq, bn = row / p.Sq;
   const uint n = bn % p.N, b = bn / p.N;
-  const uint qbase = b * p.qs[0] + i * p.qs[1] + n * p.qs[2];
-  const uint kbase = b * p.ks[0] + n * p.ks[2];
-  const uint vbase = b * p.vs[0] + n * p.vs[2] + hv0 * p.vs[3];
+  const uint qbase = p.qo + b * p.qs[0] + i * p.qs[1] + n * p.qs[2];
+  const uint kbase = p.ko + b * p.ks[0] + n * p.ks[2];
+  const uint vbase = p.vo + b * p.vs[0] + n * p.vs[2] + hv0 * p.vs[3];
   const uint mbase = b * p.ms[0] + n * p.ms[1] + i * p.ms[2];
   const uint jend = p.causal != 0 ? min(p.Skv, i + p.offset + 1) : p.Skv;
   const uint hn = min(uint(ROW_HV), p.Hv - hv0);
@@ -143,9 +145,9 @@ void main() {
   const uint lane = gl_LocalInvocationID.x;
   const uint i = row % p.Sq, bn = row / p.Sq;
   const uint n = bn % p.N, b = bn / p.N;
-  const uint qbase = b * p.qs[0] + i * p.qs[1] + n * p.qs[2];
-  const uint kbase = b * p.ks[0] + n * p.ks[2];
-  const uint vbase = b * p.vs[0] + n * p.vs[2];
+  const uint qbase = p.qo + b * p.qs[0] + i * p.qs[1] + n * p.qs[2];
+  const uint kbase = p.ko + b * p.ks[0] + n * p.ks[2];
+  const uint vbase = p.vo + b * p.vs[0] + n * p.vs[2];
   const uint obase = b * p.os[0] + i * p.os[1] + n * p.os[2];
   const uint mbase = b * p.ms[0] + n * p.ms[1] + i * p.ms[2];
   const uint jend = p.causal != 0 ? min(p.Skv, i + p.offset + 1) : p.Skv;
