@@ -82,6 +82,17 @@ constexpr int64_t kFoldConstantMinLimitBytes = int64_t{1} << 20;
 /// node made by folding thus lists (node.folded) every node that went into it, itself included.
 std::vector<Folded> FoldConstant(ir::MSCGraph& graph, weights::TensorMap& weights);
 
+/// Common subexpression elimination (TVM relax's EliminateCommonSubexpr, on the MSCGraph): a
+/// node with the optype, attrs (a constant's ignored: its bytes decide), inputs (after the
+/// renaming so far), output dtypes and shapes, weight roles and weight values (dtype, shape,
+/// bytes) of an earlier node is removed and its readers read that node's outputs (output k for
+/// output k), e.g. a transformer's attention mask, computed once per layer from the same input.
+/// Graph inputs, nodes named by a shared_ref, nodes whose outputs are graph outputs and nodes
+/// with unbound weights stay. Nodes are visited in order, so chains of duplicates go too (two
+/// equal constants, then the two nodes reading them). Records {"eliminate_common_subexpr",
+/// <removed>, <kept>}. Never throws.
+std::vector<Folded> EliminateCommonSubexpr(ir::MSCGraph& graph, weights::TensorMap& weights);
+
 /// Attention fusion (issue 25: a transformer written out op by op, as GPT-2's, pays one dispatch
 /// per op): softmax(S) @ v, with S = [mask](scale(q @ k^T)), becomes one msc.attention:
 ///   - q [B, N, Sq, H] @ kt [B, N, H, Skv] (matmul) -> [B, N, Sq, Skv]; then optionally

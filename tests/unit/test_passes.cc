@@ -735,6 +735,41 @@ TEST_SUITE("passes") {
     CHECK(g.FindNode("a2")->FindAttr("axes") == nullptr);  // untouched: [0, 2, 1, 3]
   }
 
+  TEST_CASE("eliminate_common_subexpr: equal constants, then the nodes reading them, go once") {
+    // The mask of a transformer's two layers: where(equal(x, 0), -inf, 0) built twice from its
+    // own constants; a third where with another fill value, and a graph output, stay.
+    FoldGraph f;
+    const auto x = f.Input("x", "int64", {1, 4});
+    const auto z = f.Const("zero", "int64", {}, {0});
+    const auto eq = f.Op("eq", "equal", {x, z}, "bool", {1, 4});
+    std::vector<std::string> outs;
+    for (const char* k : {"a", "b", "c"}) {
+      const std::string s = k;
+      const auto ninf = f.Const("ninf_" + s, "float32", {}, {s == "c" ? -1.0 : -INFINITY});
+      const auto zero = f.Const("fzero_" + s, "float32", {}, {0.0});
+      const auto w = f.Op("where_" + s, "where", {eq, ninf, zero}, "float32", {1, 4});
+      outs.push_back(f.Op("relu_" + s, "nn.relu", {w}, "float32", {1, 4}));
+    }
+    const auto dup_out = f.Op("relu_a2", "nn.relu", {"where_a:0"}, "float32", {1, 4});
+    outs.push_back(dup_out);
+    msc::ir::MSCGraph g;
+    auto done = f.Fold(g, outs, msc::passes::EliminateCommonSubexpr);
+    CHECK(g.FindNode("where_b") == nullptr);
+    CHECK(g.FindNode("ninf_b") == nullptr);
+    CHECK(g.FindNode("fzero_b") == nullptr);
+    CHECK(g.FindNode("fzero_c") == nullptr);  // the same 0 as fzero_a
+    CHECK(g.FindNode("relu_b")->inputs == std::vector<std::string>{"where_a:0"});
+    CHECK(g.FindNode("where_c") != nullptr);  // -1 is no -inf
+    CHECK(g.FindNode("where_c")->inputs ==
+          std::vector<std::string>{"eq:0", "ninf_c:0", "fzero_a:0"});
+    CHECK(g.FindNode("relu_a2") != nullptr);  // a graph output: read by name
+    CHECK(g.FindNode("relu_b") != nullptr);   // a graph output too
+    CHECK(f.weights.count("ninf_b.w") == 0);  // dropped with its constant
+    REQUIRE(done.size() == 4);
+    CHECK(done[0].node == "ninf_b");
+    CHECK(done[0].into == "ninf_a");
+  }
+
   TEST_CASE("fold_transpose: a chain of permutes composes into one axes attr") {
     // k [B, S, N, H] -> [B, N, S, H] -> [B, N, H, S]: the attention reads k^T with axes_1
     // [0, 3, 1, 2] (as fuse_attention writes it); both permutes fold, k read directly.
