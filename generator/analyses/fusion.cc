@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "generator/weights/values.h"
+
 namespace msc::analyses {
 
 namespace {
@@ -245,13 +247,6 @@ std::vector<Chain> ChainCore(const std::vector<FuseNode>& nodes, std::vector<Nod
   return chains;
 }
 
-/// Row-major strides (elements) of `shape`.
-std::vector<int64_t> RowMajor(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> st(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) st[d - 1] = st[d] * shape[d];
-  return st;
-}
-
 /// The strides of `to` viewing the elements of a strided tensor (`shape`, `strides`) in row-major
 /// order, or nullopt when no strides do (a reshape that needs a copy). torch's rule for view()
 /// (aten/src/ATen/TensorUtils.cpp computeStride): the dims split into chunks that are each
@@ -326,7 +321,7 @@ void ViewCore(const Dataflow& dataflow, std::vector<NodeFusion>& f, const Fusion
     // Walk the pieces' readers: views map each reached tensor to its strides into x.
     std::unordered_map<std::string_view, InputView> views;
     std::vector<std::pair<const ir::MSCTensor*, size_t>> work;  // tensor, its node
-    const std::vector<int64_t> xs = RowMajor(x.shape);
+    const std::vector<int64_t> xs = weights::Strides(x.shape);  // x has elements
     int64_t start = 0;
     for (const ir::MSCTensor& t : split.outputs) {
       views[t.name] = {x.name, start * xs[static_cast<size_t>(axis)], xs};
