@@ -25,7 +25,7 @@ add_executable(msc_vk_tests
   ${CMAKE_CURRENT_LIST_DIR}/vulkan/example_model.cc
   ${MSC_VK_TEST_SOURCES})
 target_link_libraries(msc_vk_tests PRIVATE msc_vk_runtime doctest::doctest)
-msc_vk_embed_shaders(msc_vk_tests SHADER_DIR ${MSC_VK_RUNTIME_DIR}/shaders F16)
+msc_vk_embed_shaders(msc_vk_tests SHADER_DIR ${MSC_VK_RUNTIME_DIR}/shaders F16 ACT)
 add_test(NAME vulkan COMMAND msc_vk_tests)
 set_tests_properties(vulkan PROPERTIES
   TIMEOUT 900

@@ -36,14 +36,29 @@
 namespace msc_vk {
 namespace ops {
 
-// Fused epilogue: y = clamp(y, min, max) when enabled (relu = clamp(y, 0, +inf)).
+// Fused epilogue of the conv / GEMM ops: y = clamp(y, min, max) when enabled (relu = clamp(y,
+// 0, +inf)), or a unary op (Unary(); the kernels' "+act" shader variants, msc_vk_embed_shaders
+// ACT).
 struct Activation {
   bool enabled = false;
-  float min = -std::numeric_limits<float>::infinity();
-  float max = std::numeric_limits<float>::infinity();
+  float min = -std::numeric_limits<float>::infinity();  // clip bounds; a unary op's p0
+  float max = std::numeric_limits<float>::infinity();   // a unary op's p1
+  int32_t unary = -1;  // >= 0: this float unary op (its U_* code) instead of the clamp
   static Activation None() { return {}; }
   static Activation Relu() { return {true, 0.0f, std::numeric_limits<float>::infinity()}; }
   static Activation Clip(float lo, float hi) { return {true, lo, hi}; }
+  // Any float-valued unary op of ops::Unary as the epilogue (nn.gelu, nn.gelu_tanh, nn.silu,
+  // sigmoid, tanh, nn.leakyrelu (p0 alpha), nn.softplus (p0 beta, p1 threshold), ...), with
+  // ops::Unary's float32 semantics (shaders/common/unary_ops.glsl UnaryF). Throws msc_vk::Error
+  // for an optype that is no unary op or not float-valued (predicates, logical / bitwise not);
+  // the op using it throws msc_vk::Error naming its output when the "+act" variant it needs is
+  // not embedded.
+  static Activation Unary(const std::string& optype, float p0 = 0.0f, float p1 = 0.0f);
+  // The kernels' ACT specialization constant: 0 none, 1 clamp(v, min, max), 16 + code: the
+  // unary op `code` with parameters (min, max).
+  uint32_t Spec() const {
+    return !enabled ? 0u : unary < 0 ? 1u : 16u + static_cast<uint32_t>(unary);
+  }
 };
 
 // ---- convolution / GEMM ------------------------------------------------------------------

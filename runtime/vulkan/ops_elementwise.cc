@@ -134,6 +134,20 @@ const UnaryDef& FindUnary(const std::string& optype, const Tensor& y) {
   throw Error("unary op '" + optype + "' for '" + y.name + "' is not a Vulkan unary op");
 }
 
+}  // namespace
+
+Activation Activation::Unary(const std::string& optype, float p0, float p1) {
+  for (const UnaryDef& d : kUnary) {
+    if (optype != d.optype) continue;
+    if (d.domain != Domain::kFloat && d.domain != Domain::kInt)
+      throw Error("unary op '" + optype + "' is not float-valued: it cannot be an epilogue");
+    return {true, p0, p1, static_cast<int32_t>(d.code)};
+  }
+  throw Error("epilogue '" + optype + "' is not a Vulkan unary op");
+}
+
+namespace {
+
 struct UnaryPush {
   uint32_t total;
   float p0, p1;

@@ -116,6 +116,21 @@ std::string SubgroupStem(Program& p, const char* stem, uint32_t* sg) {
   return ok ? variant : std::string(stem);
 }
 
+// The kernel for an epilogue `act`: "<kernel>+act" (compiled with -DMSC_VK_ACT, see
+// shaders/common/act.glsl) when act is a unary op, else `kernel`. Throws msc_vk::Error naming y
+// when that variant is not embedded (msc_vk_embed_shaders(... ACT) compiles it).
+std::string ActStem(const std::string& kernel, const Activation& act, const char* optype,
+                    const Tensor& y) {
+  if (act.unary < 0) return kernel;
+  const std::string variant = kernel + "+act";
+  if (!FindEmbeddedShader(variant))
+    Fail(optype, y,
+         "a unary epilogue needs shader '" + variant +
+             "', which is not embedded (msc_vk_embed_shaders(... ACT) compiles the epilogue "
+             "variants; generated projects pass it when a node has one)");
+  return variant;
+}
+
 // conv2d.glsl's MODE specialization constant.
 enum ConvMode : uint32_t {
   kModeDirect = 0,
@@ -249,8 +264,8 @@ void UploadFloats(const Tensor& t, const std::vector<float>& data) {
 // Winograd F(FxF, 3x3): three dispatches over program-owned workspaces (see conv2d.glsl). The
 // shaders index U, V and M with 32-bit element offsets (checked here).
 void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor& x,
-                  const Tensor& w, const Tensor* bias, const Tensor& y, ConvPush push, bool act,
-                  const Tensor* residual) {
+                  const Tensor& w, const Tensor* bias, const Tensor& y, ConvPush push,
+                  const Activation& act, const Tensor* residual) {
   const int64_t N = push.N, C = push.C, O = push.O;
   const int F = WinogradTile(N, push.OH, push.OW);
   const int64_t XI = (F + 2) * (F + 2);
@@ -276,7 +291,6 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
     b.push_back(ResidualBinding(r, in, false));
     return b;
   };
-  const uint32_t a = act ? 1u : 0u;
   // The transforms: one invocation per (channel, tile), channels packed together.
   LaunchAs(p, stem, "winograd in", bind(x, View::kTexelFloat, View::kTexelFloat, v, nullptr), push,
            {0u, 0u, 0u, 0u, kModeWinoInput, uint32_t(F)},
@@ -295,8 +309,10 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
       {U32(((O + kConvBM - 1) / kConvBM * ((Tp + 7) / 8) + 63) / 64, optype, y, "grid x"), 1u, g.N},
       y, gemm_stem);
   LaunchAs(p, stem, "winograd out", bind(m, View::kTexelFloat, View::kTexelFloat, y, residual),
-           push, ConvSpec({a, 0u, 0u, 0u, kModeWinoOutput, uint32_t(F)}, residual != nullptr),
-           Grid1D(p.context(), U32(O * T, optype, y, "Winograd output invocations"), 64), y);
+           push,
+           ConvSpec({act.Spec(), 0u, 0u, 0u, kModeWinoOutput, uint32_t(F)}, residual != nullptr),
+           Grid1D(p.context(), U32(O * T, optype, y, "Winograd output invocations"), 64), y,
+           ActStem(stem, act, optype, y));
 }
 
 void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
@@ -373,7 +389,7 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     algo = ConvAlgo::kDirect;
   }
   if (algo == ConvAlgo::kWinograd) {
-    WinogradConv(p, optype, stem, x, w, bias, y, push, a.act.enabled, res);
+    WinogradConv(p, optype, stem, x, w, bias, y, push, a.act, res);
     return;
   }
   if (algo == ConvAlgo::kDepthwise) {
@@ -389,9 +405,9 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     // One invocation per (plane, block), planes packed together (7x7 images: 4 blocks each).
     const uint64_t invocations = U32(N * C * blocks, optype, y, "depthwise invocations");
     LaunchAs(p, stem, "depthwise", std::move(bindings), push,
-             {a.act.enabled ? 1u : 0u, 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u,
-              uint32_t(KH), uint32_t(a.strides[0]), res ? 1u : 0u, 0u, xvec4 ? 1u : 0u, off},
-             Grid1D(p.context(), invocations, 64), y);
+             {a.act.Spec(), 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u, uint32_t(KH),
+              uint32_t(a.strides[0]), res ? 1u : 0u, 0u, xvec4 ? 1u : 0u, off},
+             Grid1D(p.context(), invocations, 64), y, ActStem(stem, a.act, optype, y));
     return;
   }
   if (algo == ConvAlgo::kIm2col) {
@@ -433,12 +449,11 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     const int64_t blocks = (O + kConvBM - 1) / kConvBM * ((P + 7) / 8);
     uint32_t sg = 0;
     const std::string gemm_stem = SubgroupStem(p, stem, &sg);
-    LaunchAs(
-        p, stem, "im2col gemm", std::move(mm), g,
-        ConvSpec({a.act.enabled ? 1u : 0u, kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
-                 res != nullptr, sg),
-        {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y,
-        gemm_stem);
+    LaunchAs(p, stem, "im2col gemm", std::move(mm), g,
+             ConvSpec({a.act.Spec(), kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
+                      res != nullptr, sg),
+             {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y,
+             ActStem(gemm_stem, a.act, optype, y));
     return;
   }
   const bool gemm = algo == ConvAlgo::kGemm1x1;
@@ -459,11 +474,10 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
                                           U32(N, optype, y, "grid z")};
     uint32_t sg = 0;
     const std::string gemm_stem = SubgroupStem(p, stem, &sg);
-    LaunchAs(
-        p, stem, "1x1 gemm", std::move(bindings), push,
-        ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
-                 res != nullptr, sg, xu4),
-        grid, y, gemm_stem);
+    LaunchAs(p, stem, "1x1 gemm", std::move(bindings), push,
+             ConvSpec({a.act.Spec(), wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
+                      res != nullptr, sg, xu4),
+             grid, y, ActStem(gemm_stem, a.act, optype, y));
     return;
   }
   // One invocation per (channel block, pixel block), channel blocks packed together.
@@ -473,11 +487,11 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
                  "direct conv invocations per image"),
              64);
   grid[2] = U32(N, optype, y, "grid z");
-  LaunchAs(p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
-           ConvSpec({a.act.enabled ? 1u : 0u, wvec4 ? 1u : 0u, depthwise ? 1u : 0u,
-                     store4 ? 1u : 0u, kModeDirect},
-                    res != nullptr),
-           grid, y);
+  LaunchAs(
+      p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
+      ConvSpec({a.act.Spec(), wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u, kModeDirect},
+               res != nullptr),
+      grid, y, ActStem(stem, a.act, optype, y));
 }
 
 struct GemmPush {
@@ -551,7 +565,8 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
   // GPUs: shared-memory tiles of 64x64 (16x16 invocations); CPU devices: 16x8 register blocks.
   const bool tiled = p.context().use_tiled_kernels();
   uint32_t sg = 0;
-  const std::string kernel = tiled ? std::string(stem) : SubgroupStem(p, stem, &sg);
+  const std::string kernel =
+      ActStem(tiled ? std::string(stem) : SubgroupStem(p, stem, &sg), act, optype, y);
   const bool vec4 = !tiled && !trans_a && K % 4 == 0 && N % 4 == 0;
   const View view = vec4 ? View::kTexelVec4 : View::kTexelFloat;
   if (norm) {
@@ -592,11 +607,10 @@ void Gemm(Program& p, const char* optype, const char* stem, const Tensor& a, con
             : std::array<uint32_t, 3>{
                   U32(((N + 7) / 8 + local_x - 1) / local_x, optype, y, "grid x"),
                   U32((M + 15) / 16, optype, y, "grid y"), U32(batch, optype, y, "grid z")};
-  detail::LaunchFloat(
-      p, kernel.c_str(), std::move(bindings), push,
-      {trans_b ? 1u : 0u, act.enabled ? 1u : 0u, vec4 ? 1u : 0u, tiled ? 1u : 0u, local_x,
-       tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg, norm_bits},
-      grid, y);
+  detail::LaunchFloat(p, kernel.c_str(), std::move(bindings), push,
+                      {trans_b ? 1u : 0u, act.Spec(), vec4 ? 1u : 0u, tiled ? 1u : 0u, local_x,
+                       tiled ? 16u : 1u, trans_a ? 1u : 0u, residual ? 1u : 0u, sg, norm_bits},
+                      grid, y);
   if (norm && !fuse_norm)
     LayerNorm(p, y, norm->gamma, norm->beta, *norm->out, norm->axes, norm->epsilon);
 }

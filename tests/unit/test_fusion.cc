@@ -204,6 +204,35 @@ TEST_CASE("residual fusion: a resnet basic block folds add + relu into the secon
   CheckAnalyses(g, c, Vulkan());
 }
 
+TEST_CASE("epilogue fusion: any unary_math op after a conv or GEMM, not a predicate or a chain") {
+  // vulkan's fuse_epilogues.epilogues is "trait:unary_math": gelu / silu / sigmoid after a conv
+  // or linear run in its epilogue (ops::Activation::Unary), also after a residual add; isnan (a
+  // predicate, no unary_math) and an op whose producer's output is read twice do not.
+  const auto g = Build({{"x", "input", {}, kS},
+                        {"conv1", "nn.conv2d", {"x"}, kS},
+                        {"silu", "nn.silu", {"conv1"}, kS},
+                        {"conv2", "nn.conv2d", {"silu"}, kS},
+                        {"add", "add", {"conv2", "x"}, kS},
+                        {"gelu", "nn.gelu", {"add"}, kS},
+                        {"conv3", "nn.conv2d", {"gelu"}, kS},
+                        {"nan", "isnan", {"conv3"}, kS},
+                        {"conv4", "nn.conv2d", {"gelu"}, kS},
+                        {"sig", "sigmoid", {"conv4"}, kS},
+                        {"tail", "add", {"conv4", "sig"}, kS}},
+                       {"nan", "tail"});
+  const Json c = Context(g, Vulkan());
+  CHECK(Epilogue(c, "conv1") == "silu");
+  CHECK(Into(c, "silu") == "conv1");
+  CHECK(Residual(c, "conv2") == "x:0");
+  CHECK(Epilogue(c, "conv2") == "gelu");
+  CHECK(Into(c, "gelu") == "conv2");
+  CHECK(Epilogue(c, "conv3") == "");
+  CHECK(Into(c, "nan") == "");
+  CHECK(Epilogue(c, "conv4") == "");  // conv4 is read by tail too
+  CHECK(Into(c, "sig") != "conv4");
+  CheckAnalyses(g, c, Vulkan());
+}
+
 TEST_CASE("residual fusion: the producer's output may be the add's second operand") {
   // A downsampling block: the main branch conv2 comes before the shortcut conv `down`, so the add
   // is folded into `down` (its residual conv2 is ready), not into conv2 (its residual is not).
@@ -607,35 +636,36 @@ std::string Chain(const Json& graph, const std::string& node) {
 }  // namespace
 
 TEST_CASE("elementwise chain: gelu + bias * scale runs at its last node, never stored") {
+  // The producer is no conv / GEMM (whose epilogue would take the gelu: fuse_epilogues).
   const auto g = Build({{"x", "input", {}, kS},
-                        {"conv", "nn.conv2d", {"x"}, kS},
-                        {"gelu", "nn.gelu", {"conv"}, kS},
+                        {"ln", "nn.layer_norm", {"x"}, kS},
+                        {"gelu", "nn.gelu", {"ln"}, kS},
                         {"b", "constant", {}, {8, 1, 1}},
                         {"add", "add", {"gelu", "b"}, kS},
                         {"k", "constant", {}, {}},
                         {"mul", "multiply", {"add", "k"}, kS}},
                        {"mul"});
   const Json c = Context(g, Vulkan());
-  CHECK(Chain(c, "mul") == "gelu(i0) add(s0,i1) mul(s1,i2) | conv:0 b:0 k:0");
+  CHECK(Chain(c, "mul") == "gelu(i0) add(s0,i1) mul(s1,i2) | ln:0 b:0 k:0");
   // Every member sees the same chain; the root computes it, the others were fused into it.
   CHECK(NodeOf(c, "gelu")["fused_chain"] == NodeOf(c, "mul")["fused_chain"]);
   CHECK(NodeOf(c, "add")["fused_chain"] == NodeOf(c, "mul")["fused_chain"]);
   CHECK(Into(c, "gelu") == "mul");
   CHECK(Into(c, "add") == "mul");
   CHECK(Into(c, "mul") == "");
-  CHECK(Into(c, "conv") == "");
-  CHECK(NodeOf(c, "conv")["fused_chain"].is_null());
+  CHECK(Into(c, "ln") == "");
+  CHECK(NodeOf(c, "ln")["fused_chain"].is_null());
   // The step objects carry what a template needs (typed attrs, identifiers) and the chain's
   // inputs are the tensor objects the members read.
   const Json& step = NodeOf(c, "mul")["fused_chain"]["steps"][0];
   CHECK(step["optype"] == "nn.gelu");
   CHECK(step["ident"] == NodeOf(c, "gelu")["ident"]);
   CHECK(NodeOf(c, "mul")["fused_chain"]["inputs"][1] == NodeOf(c, "add")["inputs"][1]);
-  // The intermediates get no bytes; conv is read at mul's position, while mul is written.
+  // The intermediates get no bytes; ln is read at mul's position, while mul is written.
   CHECK_FALSE(Planned(c, "gelu"));
   CHECK_FALSE(Planned(c, "add"));
   CHECK(Planned(c, "mul"));
-  CHECK(Disjoint(c, "conv", "mul"));
+  CHECK(Disjoint(c, "ln", "mul"));
   bool listed = false;
   for (const auto& t : c["memory"]["tensors"]) listed = listed || t["name"] == "gelu:0";
   CHECK_FALSE(listed);
@@ -645,7 +675,7 @@ TEST_CASE("elementwise chain: gelu + bias * scale runs at its last node, never s
 TEST_CASE("elementwise chain: the inputs stay live until the chain runs") {
   // e1 = exp(p) is computed at e2's position: p must not be overwritten by q or r meanwhile.
   const auto g = Build({{"x", "input", {}, kS},
-                        {"p", "nn.conv2d", {"x"}, kS},
+                        {"p", "nn.layer_norm", {"x"}, kS},
                         {"e1", "exp", {"p"}, kS},
                         {"q", "nn.conv2d", {"x"}, kS},
                         {"r", "nn.conv2d", {"q"}, kS},

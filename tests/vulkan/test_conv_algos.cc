@@ -5,6 +5,7 @@
 // downloads the weights through a staging buffer. Every algorithm also with the fused residual
 // (Conv2dAttrs::residual): y = act(conv + bias + residual).
 #include <algorithm>
+#include <iterator>
 
 #include "reference.h"
 #include "test_util.h"
@@ -300,84 +301,187 @@ TEST_CASE("max pooling row-block kernel matches the reference (and the generic k
   }
 }
 
+// The store variants of every algorithm (checked by its profile row): scalar and vec4 stores
+// (OH*OW or OW % 4), partial edge blocks, batches, bias or not, relu / relu6 / none. Winograd's
+// weights are constant; the direct cases run under MSC_VK_CONV=direct (the GPUs' kernel).
+struct EpilogueCases {
+  std::vector<AlgoCase> wino, fast, direct;
+};
+
+const EpilogueCases& Epilogues() {
+  static const EpilogueCases cases = [] {
+    const char* W = "msc/conv2d_bias [winograd out]";
+    const char* Wn = "nn/conv2d [winograd out]";
+    const std::vector<AlgoCase> wino = {
+        {"wino odd", {2, 17, 9, 7}, {19, 17, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kRelu, 3, W},
+        {"wino valid",
+         {1, 16, 6, 5},
+         {16, 16, 3, 3},
+         {1, 1},
+         {0, 0, 0, 0},
+         1,
+         false,
+         kRelu6,
+         3,
+         Wn},
+        {"wino 7x7", {1, 64, 7, 7}, {72, 64, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kRelu, 3, W},
+    };
+    const char* G = "msc/conv2d_bias [1x1 gemm]";
+    const char* D = "msc/conv2d_bias [depthwise]";
+    const char* I = "msc/conv2d_bias [im2col gemm]";
+    const char* Gn = "nn/conv2d [1x1 gemm]";
+    const char* Dn = "nn/conv2d [depthwise]";
+    const char* Dd = "msc/conv2d_bias [depthwise direct]";
+    const char* In = "nn/conv2d [im2col gemm]";
+    const std::vector<AlgoCase> fast = {
+        {"1x1 odd", {2, 13, 5, 7}, {21, 13, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu6, 1, G},
+        {"1x1 vec4", {1, 32, 8, 8}, {40, 32, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu, 1, G},
+        {"1x1 P%8==4", {1, 8, 2, 6}, {17, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, false, kNone, 1, Gn},
+        {"dw 3x3 odd", {2, 5, 7, 9}, {5, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 5, true, kRelu6, 1, D},
+        {"dw 3x3 vec4", {1, 3, 11, 16}, {3, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 3, true, kRelu, 1, D},
+        {"dw 5x5 s2", {2, 3, 17, 12}, {3, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, 3, false, kRelu, 1, Dn},
+        {"dw 7x7 direct", {1, 4, 9, 9}, {4, 1, 7, 7}, {1, 1}, {3, 3, 3, 3}, 4, true, kRelu, 1, Dd},
+        {"im2col 7x7 s2",
+         {2, 3, 17, 15},
+         {20, 3, 7, 7},
+         {2, 2},
+         {3, 3, 3, 3},
+         1,
+         true,
+         kRelu,
+         2,
+         I},
+        {"im2col 3x3 s2",
+         {1, 15, 8, 8},
+         {24, 15, 3, 3},
+         {2, 2},
+         {1, 1, 1, 1},
+         1,
+         true,
+         kRelu6,
+         2,
+         I},
+        {"im2col tiny", {3, 5, 2, 2}, {5, 5, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, false, kRelu, 2, In},
+    };
+    // The direct kernel: vec4 stores, scalar stores with edge blocks, groups, depthwise.
+    const std::vector<AlgoCase> direct = {
+        {"direct vec4",
+         {1, 8, 10, 10},
+         {16, 8, 3, 3},
+         {1, 1},
+         {1, 1, 1, 1},
+         1,
+         true,
+         kRelu,
+         1,
+         "msc/conv2d_bias [direct]"},
+        {"direct odd",
+         {2, 6, 7, 5},
+         {18, 3, 3, 2},
+         {2, 1},
+         {1, 0, 0, 1},
+         2,
+         false,
+         kRelu6,
+         1,
+         "nn/conv2d [direct]"},
+        {"direct dw",
+         {2, 5, 7, 9},
+         {5, 1, 3, 3},
+         {1, 1},
+         {1, 1, 1, 1},
+         5,
+         true,
+         kRelu,
+         1,
+         "msc/conv2d_bias [depthwise direct]"},
+    };
+    return EpilogueCases{wino, fast, direct};
+  }();
+  return cases;
+}
+
 TEST_CASE("every convolution algorithm adds the fused residual before the activation") {
-  // For each algorithm (checked by its profile row) its store variants: scalar and vec4 stores
-  // (OH*OW or OW % 4), partial edge blocks, batches, bias or not, relu / relu6 / none. A residual
-  // added after the clamp, at the wrong element or not at all fails the comparison (the residual
-  // and the conv outputs are random in [-1, 1)).
-  const char* W = "msc/conv2d_bias [winograd out]";
-  const char* Wn = "nn/conv2d [winograd out]";
-  const AlgoCase wino[] = {
-      {"wino odd", {2, 17, 9, 7}, {19, 17, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kRelu, 3, W},
-      {"wino valid", {1, 16, 6, 5}, {16, 16, 3, 3}, {1, 1}, {0, 0, 0, 0}, 1, false, kRelu6, 3, Wn},
-      {"wino 7x7", {1, 64, 7, 7}, {72, 64, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, true, kRelu, 3, W},
-  };
-  const char* G = "msc/conv2d_bias [1x1 gemm]";
-  const char* D = "msc/conv2d_bias [depthwise]";
-  const char* I = "msc/conv2d_bias [im2col gemm]";
-  const char* Gn = "nn/conv2d [1x1 gemm]";
-  const char* Dn = "nn/conv2d [depthwise]";
-  const char* Dd = "msc/conv2d_bias [depthwise direct]";
-  const char* In = "nn/conv2d [im2col gemm]";
-  const AlgoCase fast[] = {
-      {"1x1 odd", {2, 13, 5, 7}, {21, 13, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu6, 1, G},
-      {"1x1 vec4", {1, 32, 8, 8}, {40, 32, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, kRelu, 1, G},
-      {"1x1 P%8==4", {1, 8, 2, 6}, {17, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, 1, false, kNone, 1, Gn},
-      {"dw 3x3 odd", {2, 5, 7, 9}, {5, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 5, true, kRelu6, 1, D},
-      {"dw 3x3 vec4", {1, 3, 11, 16}, {3, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, 3, true, kRelu, 1, D},
-      {"dw 5x5 s2", {2, 3, 17, 12}, {3, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, 3, false, kRelu, 1, Dn},
-      {"dw 7x7 direct", {1, 4, 9, 9}, {4, 1, 7, 7}, {1, 1}, {3, 3, 3, 3}, 4, true, kRelu, 1, Dd},
-      {"im2col 7x7 s2", {2, 3, 17, 15}, {20, 3, 7, 7}, {2, 2}, {3, 3, 3, 3}, 1, true, kRelu, 2, I},
-      {"im2col 3x3 s2", {1, 15, 8, 8}, {24, 15, 3, 3}, {2, 2}, {1, 1, 1, 1}, 1, true, kRelu6, 2, I},
-      {"im2col tiny", {3, 5, 2, 2}, {5, 5, 3, 3}, {1, 1}, {1, 1, 1, 1}, 1, false, kRelu, 2, In},
-  };
+  // A residual added after the clamp, at the wrong element or not at all fails the comparison
+  // (the residual and the conv outputs are random in [-1, 1)).
+  const EpilogueCases& e = Epilogues();
   uint32_t seed = 2000;
   for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()}) {
-    for (const AlgoCase& c : wino) RunCase(*ctx, c, seed += 10, true, c.dispatches, c.row, true);
-    for (const AlgoCase& c : fast) RunCase(*ctx, c, seed += 10, false, c.dispatches, c.row, true);
+    for (const AlgoCase& c : e.wino) RunCase(*ctx, c, seed += 10, true, c.dispatches, c.row, true);
+    for (const AlgoCase& c : e.fast) RunCase(*ctx, c, seed += 10, false, c.dispatches, c.row, true);
   }
   for (const char* tile : {"2", "4"}) {
     vkt::ScopedEnv env("MSC_VK_WINOGRAD_TILE", tile);
     INFO("F = " << tile);
-    for (const AlgoCase& c : wino)
+    for (const AlgoCase& c : e.wino)
       RunCase(vkt::Ctx(), c, seed += 10, true, c.dispatches, c.row, true);
   }
-  // The direct kernel (GPUs): vec4 stores, scalar stores with edge blocks, groups, depthwise.
   vkt::ScopedEnv env("MSC_VK_CONV", "direct");
-  const AlgoCase direct[] = {
-      {"direct vec4",
-       {1, 8, 10, 10},
-       {16, 8, 3, 3},
-       {1, 1},
-       {1, 1, 1, 1},
-       1,
-       true,
-       kRelu,
-       1,
-       "msc/conv2d_bias [direct]"},
-      {"direct odd",
-       {2, 6, 7, 5},
-       {18, 3, 3, 2},
-       {2, 1},
-       {1, 0, 0, 1},
-       2,
-       false,
-       kRelu6,
-       1,
-       "nn/conv2d [direct]"},
-      {"direct dw",
-       {2, 5, 7, 9},
-       {5, 1, 3, 3},
-       {1, 1},
-       {1, 1, 1, 1},
-       5,
-       true,
-       kRelu,
-       1,
-       "msc/conv2d_bias [depthwise direct]"},
-  };
   for (msc_vk::Context* ctx : {&vkt::Ctx(), &vkt::StagingCtx()})
-    for (const AlgoCase& c : direct) RunCase(*ctx, c, seed += 10, true, 1, c.row, true);
+    for (const AlgoCase& c : e.direct) RunCase(*ctx, c, seed += 10, true, 1, c.row, true);
+}
+
+TEST_CASE("every convolution algorithm runs a unary epilogue after the residual") {
+  // The cases of the residual test with a unary op as the activation (each op in turn), against
+  // the same convolution unfused (no activation, the same residual) followed by ops::Unary on
+  // the same device: the same float32 math, so within 1e-6. The algorithm is checked by its
+  // profile row, and the fused program has one dispatch fewer. The kernels run their "+act"
+  // shader variants (act.glsl): an activation applied before the residual, to a wrong element,
+  // or lost on one store path fails the comparison.
+  struct UnaryAct {
+    const char* op;
+    float p0, p1;
+  };
+  const UnaryAct acts[] = {{"nn.gelu", 0, 0},     {"nn.silu", 0, 0},         {"sigmoid", 0, 0},
+                           {"tanh", 0, 0},        {"nn.leakyrelu", 0.1f, 0}, {"nn.softplus", 2, 5},
+                           {"nn.gelu_tanh", 0, 0}};
+  size_t next = 0;
+  uint32_t seed = 3000;
+  auto run = [&](msc_vk::Context& ctx, const AlgoCase& c, bool constant) {
+    const UnaryAct& u = acts[next++ % std::size(acts)];
+    seed += 10;
+    INFO("case " << c.name << " + " << u.op << " staging " << !ctx.uma());
+    const int64_t OH =
+        (c.x[2] + c.pad[0] + c.pad[2] - c.dil[0] * (c.w[2] - 1) - 1) / c.stride[0] + 1;
+    const int64_t OW =
+        (c.x[3] + c.pad[1] + c.pad[3] - c.dil[1] * (c.w[3] - 1) - 1) / c.stride[1] + 1;
+    const Shape ys = {c.x[0], c.w[0], OH, OW};
+    vkt::Arena ar(ctx);
+    const msc_vk::Tensor x = ar.Input("x", c.x, vkt::Random(msc_vk::NumElements(c.x), seed, -2, 2));
+    const msc_vk::Tensor w = ar.Input("w", c.w, vkt::Random(msc_vk::NumElements(c.w), seed + 1));
+    const msc_vk::Tensor bias = ar.Input("b", {c.w[0]}, vkt::Random(c.w[0], seed + 2));
+    const msc_vk::Tensor r = ar.Input("r", ys, vkt::Random(msc_vk::NumElements(ys), seed + 3));
+    const msc_vk::Tensor t = ar.Alloc("t", ys), y0 = ar.Alloc("y0", ys), y = ar.Alloc("y", ys);
+    auto conv = [&](msc_vk::Program& p, const msc_vk::Tensor& out, ops::Activation act) {
+      if (constant) p.MarkConstant(w);
+      const ops::Conv2dAttrs a{c.stride, c.pad, c.dil, c.groups, act, &r};
+      if (c.bias)
+        ops::Conv2dBias(p, x, w, bias, out, a);
+      else
+        ops::Conv2d(p, x, w, out, a);
+    };
+    msc_vk::Program unfused(ctx);
+    conv(unfused, t, ops::Activation::None());
+    ops::Unary(unfused, u.op, t, y0, u.p0, u.p1);
+    unfused.Run();
+    msc_vk::Program fused(ctx);
+    fused.EnableProfiling();
+    conv(fused, y, ops::Activation::Unary(u.op, u.p0, u.p1));
+    CHECK(fused.num_dispatches() == unfused.num_dispatches() - 1);
+    fused.Run();
+    CHECK(fused.Profile().count(c.row) == 1);
+    vkt::ExpectClose(ar.Read(y), ar.Read(y0), 1e-6, 1e-6, c.name);
+    vkt::ExpectNoValidationMessages(ctx);
+  };
+  const EpilogueCases& e = Epilogues();
+  for (const char* tile : {"2", "4"}) {  // Winograd's output stage: one case per tile size
+    vkt::ScopedEnv env("MSC_VK_WINOGRAD_TILE", tile);
+    INFO("F = " << tile);
+    run(vkt::Ctx(), e.wino[tile[0] == '2' ? 0 : 2], true);
+  }
+  for (const AlgoCase& c : e.fast) run(vkt::Ctx(), c, false);
+  vkt::ScopedEnv env("MSC_VK_CONV", "direct");
+  for (const AlgoCase& c : e.direct) run(vkt::Ctx(), c, true);
 }
 
 TEST_CASE("every convolution algorithm reads float16 weights (generate --precision fp16)") {

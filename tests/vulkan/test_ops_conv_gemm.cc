@@ -1,6 +1,7 @@
 // Numerical tests of nn/conv2d, msc/conv2d_bias and the GEMM shaders (runtime ops_gemm.cc; the
 // 1-D convolutions: test_ops_conv1d_pool1d.cc) against ref::Conv2d/Gemm.
 #include <algorithm>
+#include <iterator>
 
 #include "reference.h"
 #include "test_util.h"
@@ -502,7 +503,11 @@ TEST_CASE("the GEMM family's fused layer_norm epilogue matches the GEMM then ops
       const Tensor r = ar.Input("r", c.y, vkt::Random(msc_vk::NumElements(c.y), ++seed));
       const Tensor g = ar.Input("g", pshape, vkt::Random(pshape[0], ++seed, 0.5f, 1.5f));
       const Tensor beta = ar.Input("beta", pshape, vkt::Random(pshape[0], ++seed));
-      const ops::Activation act = ops::Activation::Relu();
+      // relu, and unary epilogues (the "+act" kernels: the activation before the row sums)
+      const auto i = &c - cases;
+      const ops::Activation act = i % 3 == 0   ? ops::Activation::Relu()
+                                  : i % 3 == 1 ? ops::Activation::Unary("nn.gelu")
+                                               : ops::Activation::Unary("nn.silu");
       auto gemm = [&](msc_vk::Program& p, const Tensor& y, const ops::NormEpilogue& norm) {
         GemmOp(p, op, a, b, &bias, y, act, c.residual ? &r : nullptr, norm);
       };
@@ -540,4 +545,64 @@ TEST_CASE("the GEMM family's fused layer_norm epilogue matches the GEMM then ops
                      "with the residual");
     CHECK(p.num_dispatches() == 0);
   }
+}
+
+TEST_CASE("the GEMM family runs a unary epilogue after bias and residual (register and tiled)") {
+  // Each GEMM op with a unary op as its activation (gelu, silu, ... in turn, two per op and
+  // context), against the same GEMM unfused (no activation, the same bias and residual) followed
+  // by ops::Unary on the same device: the same float32 math, so within 1e-6. Odd N (scalar
+  // stores) and N % 4 == 0 (vec4 stores), on the register path (Ctx) and the tiled one
+  // (StagingCtx); the fused program has one dispatch fewer. The convolutions:
+  // test_conv_algos.cc.
+  struct UnaryAct {
+    const char* op;
+    float p0, p1;
+  };
+  const UnaryAct acts[] = {{"nn.gelu", 0, 0}, {"nn.gelu_tanh", 0, 0},    {"nn.silu", 0, 0},
+                           {"sigmoid", 0, 0}, {"nn.leakyrelu", 0.1f, 0}, {"nn.softplus", 2, 5},
+                           {"tanh", 0, 0}};
+  struct Case {
+    const char* op;
+    Shape a, b, y;
+    bool bias, residual;
+  };
+  const Case cases[] = {
+      {"msc.linear_bias", {2, 5, 24}, {20, 24}, {2, 5, 20}, true, true},
+      {"msc.linear", {2, 5, 24}, {16, 24}, {2, 5, 16}, false, false},
+      {"nn.dense", {7, 12}, {9, 12}, {7, 9}, false, true},
+      {"matmul", {3, 12, 20}, {3, 20, 8}, {3, 12, 8}, false, true},
+  };
+  size_t next = 0;
+  uint32_t seed = 1500;
+  for (msc_vk::Context* ctx_ptr : {&vkt::Ctx(), &vkt::StagingCtx()}) {
+    auto& ctx = *ctx_ptr;
+    for (const Case& c : cases) {
+      for (int k = 0; k < 2; ++k) {
+        const UnaryAct& u = acts[next++ % std::size(acts)];
+        INFO(c.op << " + " << u.op << " tiled " << ctx.use_tiled_kernels());
+        vkt::Arena ar(ctx);
+        const Tensor a = ar.Input("a", c.a, vkt::Random(msc_vk::NumElements(c.a), ++seed, -2, 2));
+        const Tensor b = ar.Input("b", c.b, vkt::Random(msc_vk::NumElements(c.b), ++seed));
+        const Tensor bias = ar.Input("bias", {c.y.back()}, vkt::Random(c.y.back(), ++seed));
+        const Tensor r = ar.Input("r", c.y, vkt::Random(msc_vk::NumElements(c.y), ++seed));
+        const Tensor t = ar.Alloc("t", c.y), y0 = ar.Alloc("y0", c.y), y = ar.Alloc("y", c.y);
+        msc_vk::Program unfused(ctx);
+        GemmOp(unfused, c.op, a, b, c.bias ? &bias : nullptr, t, ops::Activation::None(),
+               c.residual ? &r : nullptr);
+        ops::Unary(unfused, u.op, t, y0, u.p0, u.p1);
+        unfused.Run();
+        msc_vk::Program fused(ctx);
+        GemmOp(fused, c.op, a, b, c.bias ? &bias : nullptr, y,
+               ops::Activation::Unary(u.op, u.p0, u.p1), c.residual ? &r : nullptr);
+        CHECK(fused.num_dispatches() == unfused.num_dispatches() - 1);
+        fused.Run();
+        vkt::ExpectClose(ar.Read(y), ar.Read(y0), 1e-6, 1e-6, u.op);
+      }
+    }
+    vkt::ExpectNoValidationMessages(ctx);
+  }
+  vkt::ExpectError([] { ops::Activation::Unary("isnan"); },
+                   "unary op 'isnan' is not float-valued: it cannot be an epilogue");
+  vkt::ExpectError([] { ops::Activation::Unary("nn.softmax"); },
+                   "epilogue 'nn.softmax' is not a Vulkan unary op");
 }

@@ -1,4 +1,5 @@
-# msc_vk_embed_shaders(<target> SHADER_DIR <dir> [STEMS <stem>...] [GLSLC_FLAGS <flag>...] [F16])
+# msc_vk_embed_shaders(<target> SHADER_DIR <dir> [STEMS <stem>...] [GLSLC_FLAGS <flag>...] [F16]
+#                      [ACT])
 #
 # Compiles <dir>/<stem>.comp (every *.comp below <dir> when STEMS is omitted; shaders/common/
 # holds includes, not shaders) to SPIR-V with glslc at build time and adds a generated
@@ -13,16 +14,22 @@
 # shaders/common/dtype.glsl). The runtime picks the +ext stem only for tensors that need it.
 # "// msc_vk:variants sg" compiles "<stem>+sg" with -DMSC_VK_SUBGROUP=1 --target-env=vulkan1.1
 # (subgroup shuffles; the runtime picks it on devices with DeviceFeatures::subgroup_shuffle_size).
+# "// msc_vk:variants act" compiles, with the ACT option only, "<stem>+act" with -DMSC_VK_ACT=1:
+# the convolution / GEMM kernel whose epilogue can run a unary op (gelu, silu, sigmoid, ...;
+# shaders/common/act.glsl), picked for a dispatch with such an epilogue (ops::Activation::Unary;
+# generated projects pass ACT when a node has one). It is a variant, not code in every kernel,
+# because lavapipe's pipeline compile time grows with the size of the unspecialized SPIR-V.
 # "// msc_vk:variants f16" compiles, with the F16 option only, "<stem>+f16" with -DMSC_VK_F16=1
 # --target-env=vulkan1.1: the float kernel writing float16 outputs (16-bit storage;
 # shaders/common/util.glsl OUT_T), picked per dispatch for a float16 output (generate --precision
-# fp16 projects and float16 graphs pass F16; a float32 model needs none of them). With sg as
-# well, "<stem>+sg+f16" has both. Several may be listed on one line: "// msc_vk:variants ext sg f16".
+# fp16 projects and float16 graphs pass F16; a float32 model needs none of them).
+# Variants combine in the order sg, act, f16 ("<stem>+sg+act+f16" has all three). Several may be
+# listed on one line: "// msc_vk:variants ext sg act f16".
 include_guard(GLOBAL)
 
 
 function(msc_vk_embed_shaders target)
-  cmake_parse_arguments(ARG "F16" "SHADER_DIR" "STEMS;GLSLC_FLAGS" ${ARGN})
+  cmake_parse_arguments(ARG "F16;ACT" "SHADER_DIR" "STEMS;GLSLC_FLAGS" ${ARGN})
   if(NOT ARG_SHADER_DIR)
     message(FATAL_ERROR "msc_vk_embed_shaders(${target}): SHADER_DIR is required")
   endif()
@@ -56,34 +63,46 @@ function(msc_vk_embed_shaders target)
       message(FATAL_ERROR "msc_vk_embed_shaders(${target}): no shader for '${stem}': expected ${src}")
     endif()
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})  # variant marker
-    file(STRINGS ${src} variant_marker REGEX "^// msc_vk:variants( (ext|sg|f16))+$")
+    file(STRINGS ${src} variant_marker REGEX "^// msc_vk:variants( (ext|sg|act|f16))+$")
     set(variants "${stem}")
     if(variant_marker MATCHES " ext( |$)")
       list(APPEND variants "${stem}+ext")
     endif()
+    set(float_variants "${stem}")  # the float kernels that act and f16 extend
     if(variant_marker MATCHES " sg( |$)")
-      list(APPEND variants "${stem}+sg")
+      list(APPEND float_variants "${stem}+sg")
+    endif()
+    if(ARG_ACT AND variant_marker MATCHES " act( |$)")
+      foreach(v ${float_variants})
+        list(APPEND float_variants "${v}+act")
+      endforeach()
     endif()
     if(ARG_F16 AND variant_marker MATCHES " f16( |$)")
-      list(APPEND variants "${stem}+f16")
-      if(variant_marker MATCHES " sg( |$)")
-        list(APPEND variants "${stem}+sg+f16")
-      endif()
+      foreach(v ${float_variants})
+        list(APPEND float_variants "${v}+f16")
+      endforeach()
     endif()
+    list(APPEND variants ${float_variants})
+    list(REMOVE_DUPLICATES variants)
     foreach(variant ${variants})
       set(spv ${out_dir}/${variant}.spv)
       get_filename_component(spv_dir ${spv} DIRECTORY)
       file(MAKE_DIRECTORY ${spv_dir})
+      set(variant_flags --target-env=vulkan1.0)
+      if(variant MATCHES "\\+(ext|sg|f16)")
+        set(variant_flags --target-env=vulkan1.1)
+      endif()
       if(variant MATCHES "\\+ext$")
-        set(variant_flags --target-env=vulkan1.1 -DMSC_VK_EXT=1)
-      elseif(variant MATCHES "\\+sg\\+f16$")
-        set(variant_flags --target-env=vulkan1.1 -DMSC_VK_SUBGROUP=1 -DMSC_VK_F16=1)
-      elseif(variant MATCHES "\\+f16$")
-        set(variant_flags --target-env=vulkan1.1 -DMSC_VK_F16=1)
-      elseif(variant MATCHES "\\+sg$")
-        set(variant_flags --target-env=vulkan1.1 -DMSC_VK_SUBGROUP=1)
-      else()
-        set(variant_flags --target-env=vulkan1.0)
+        list(APPEND variant_flags -DMSC_VK_EXT=1)
+      endif()
+      if(variant MATCHES "\\+sg(\\+|$)")
+        list(APPEND variant_flags -DMSC_VK_SUBGROUP=1)
+      endif()
+      if(variant MATCHES "\\+act(\\+|$)")
+        list(APPEND variant_flags -DMSC_VK_ACT=1)
+      endif()
+      if(variant MATCHES "\\+f16$")
+        list(APPEND variant_flags -DMSC_VK_F16=1)
       endif()
       add_custom_command(
         OUTPUT ${spv}

@@ -66,7 +66,7 @@
 //           RES = 1 the fused residual (issue 9: resnet's skip connection), Y's shape, read at Y's
 //           element indices before the activation: a vec4 view when STORE4, else float (MODE 4:
 //           float); with RES = 0 any texel view (ops_gemm.cc binds X), never read. Every store
-//           site (Store8: MODEs 0, 2, 5, 7; MODE 4) applies it; MODEs 1, 3 and 6 write workspaces
+//           site (EPILOGUE_ROWS8: MODEs 0, 2, 5, 7; MODE 4) applies it; MODEs 1, 3 and 6 write workspaces
 //           and take RES = 0.
 //
 // SG (the "+sg" variant, MSC_VK_SUBGROUP; spec constant 9 = the subgroup size 4, 8 or 16, else
@@ -82,7 +82,7 @@
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
-layout(constant_id = 0) const uint ACT = 0;        // 1: v = clamp(v, act_min, act_max)
+layout(constant_id = 0) const uint ACT = 0;        // act.glsl: 1 clamp, 16 + a unary op
 layout(constant_id = 1) const uint WVEC4 = 0;      // 1: W view is vec4 (Cg*KH*KW % 4 == 0)
 layout(constant_id = 2) const uint DEPTHWISE = 0;  // 1: Cg == 1 and Og == 1
 layout(constant_id = 3) const uint STORE4 = 0;     // 1: OH*OW % 4 == 0, vec4 stores
@@ -133,36 +133,55 @@ layout(push_constant) uniform Push {
   float act_min, act_max;
 } p;
 
-// The epilogue of element e of Y: act(v + R[e]) (without RES, no addition: bit-identical to the
-// unfused kernel). Callers read only elements they store, so every read is inside R.
-float Epilogue(float v, uint e) {
+#include "act.glsl"
+
+// v + R[e] for element e of Y (without RES: v, bit-identical to the unfused kernel). Callers read
+// only elements they store, so every read is inside R; the activation follows on the whole block
+// (act.glsl ACT_ROWS8 / ACT_GRID).
+float Residual(float v, uint e) {
   if (RES != 0)
     v += STORE4 != 0 ? texelFetch(Res, int(e >> 2))[e & 3u] : texelFetch(Res, int(e)).x;
-  return ACT != 0 ? clamp(v, p.act_min, p.act_max) : v;
+  return v;
 }
 
-// Writes 8 outputs (pixels p0..p0+7 of one output channel row starting at element `row`):
-// act(v + residual).
-void Store8(uint row, uint p0, uint ohw, vec4 v0, vec4 v1) {
+// Adds the residual to 8 outputs (pixels p0..p0+7 of the output channel row starting at element
+// `row`), as Store8 will write them.
+void Residual8(uint row, uint p0, uint ohw, inout vec4 v[2]) {
+  if (RES == 0) return;
   const uint c = row + p0;
-  if (STORE4 != 0 && p0 + 8 <= ohw) {
-    if (RES != 0) {  // c % 4 == 0: R's vec4 view
-      v0 += texelFetch(Res, int(c >> 2));
-      v1 += texelFetch(Res, int(c >> 2) + 1);
-    }
-    if (ACT != 0) {
-      v0 = clamp(v0, p.act_min, p.act_max);
-      v1 = clamp(v1, p.act_min, p.act_max);
-    }
-    Y4[c >> 2] = OUT_T4(v0);
-    Y4[(c >> 2) + 1] = OUT_T4(v1);
+  if (STORE4 != 0 && p0 + 8 <= ohw) {  // c % 4 == 0: R's vec4 view
+    v[0] += texelFetch(Res, int(c >> 2));
+    v[1] += texelFetch(Res, int(c >> 2) + 1);
   } else {
     [[unroll]] for (uint j = 0; j < 4; ++j) {
-      if (p0 + j < ohw) Y[c + j] = OUT_T(Epilogue(v0[j], c + j));
-      if (p0 + j + 4 < ohw) Y[c + j + 4] = OUT_T(Epilogue(v1[j], c + j + 4));
+      if (p0 + j < ohw) v[0][j] = Residual(v[0][j], c + j);
+      if (p0 + j + 4 < ohw) v[1][j] = Residual(v[1][j], c + j + 4);
     }
   }
 }
+
+// Writes 8 outputs (pixels p0..p0+7 of the output channel row starting at element `row`).
+void Store8(uint row, uint p0, uint ohw, vec4 v[2]) {
+  const uint c = row + p0;
+  if (STORE4 != 0 && p0 + 8 <= ohw) {
+    Y4[c >> 2] = OUT_T4(v[0]);
+    Y4[(c >> 2) + 1] = OUT_T4(v[1]);
+  } else {
+    [[unroll]] for (uint j = 0; j < 4; ++j) {
+      if (p0 + j < ohw) Y[c + j] = OUT_T(v[0][j]);
+      if (p0 + j + 4 < ohw) Y[c + j + 4] = OUT_T(v[1][j]);
+    }
+  }
+}
+
+// The epilogue of a block of ROWS x 8 outputs v[ROWS][2] (bias already added): row r starts at
+// element row[r] and is written when ok[r]. Residual, the activation on the whole block, stores.
+#define EPILOGUE_ROWS8(v, ROWS, ok, row, p0, ohw)                                   \
+  [[unroll]] for (uint r_ = 0; r_ < (ROWS); ++r_)                                   \
+    if (ok[r_]) Residual8(row[r_], p0, ohw, v[r_]);                                 \
+  ACT_ROWS8(v, ROWS)                                                                \
+  [[unroll]] for (uint r_ = 0; r_ < (ROWS); ++r_)                                   \
+    if (ok[r_]) Store8(row[r_], p0, ohw, v[r_]);
 
 float BiasOf(uint o) {
 #ifdef HAS_BIAS
@@ -275,23 +294,31 @@ void GemmMain() {
     GemmK(true, arow, lrow, K, ldb, vec4_b, bv0, bv1, bcol, last_texel, acc);
   else
     GemmK(false, arow, lrow, K, ldb, vec4_b, bv0, bv1, bcol, last_texel, acc);
-  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
-    const uint m = m0 + i;
-    if (m < M) {
-      if (MODE == MODE_WINO_GEMM) {
-        const uint c = (z * M + m) * P + n0;
-        if (n0 + 8 <= P) {  // P = Tp is a multiple of 4
-          Y4[c >> 2] = OUT_T4(acc[i][0]);
-          Y4[(c >> 2) + 1] = OUT_T4(acc[i][1]);
-        } else {
-          Y4[c >> 2] = OUT_T4(acc[i][0]);
-        }
+  if (MODE == MODE_WINO_GEMM) {
+    [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
+      const uint m = m0 + i;
+      if (m >= M) continue;
+      const uint c = (z * M + m) * P + n0;
+      if (n0 + 8 <= P) {  // P = Tp is a multiple of 4
+        Y4[c >> 2] = OUT_T4(acc[i][0]);
+        Y4[(c >> 2) + 1] = OUT_T4(acc[i][1]);
       } else {
-        const float b = BiasOf(m);
-        Store8((z * M + m) * P, n0, P, acc[i][0] + b, acc[i][1] + b);
+        Y4[c >> 2] = OUT_T4(acc[i][0]);
       }
     }
+    return;
   }
+  bool ok[CONV_BM];
+  uint row[CONV_BM];
+  [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
+    const uint m = m0 + i;
+    ok[i] = m < M;
+    row[i] = (z * M + m) * P;
+    const float b = ok[i] ? BiasOf(m) : 0.0;
+    acc[i][0] += b;
+    acc[i][1] += b;
+  }
+  EPILOGUE_ROWS8(acc, CONV_BM, ok, row, n0, P)
 }
 
 // Winograd transforms of one 1-D line (rows, then columns of a tile).
@@ -394,7 +421,15 @@ void WinoOutputMain() {
     OutputLine(m[i]);  // (A^T m) A: rows
     [[unroll]] for (uint j = 0; j < F; ++j) {
       const uint e = ybase + (oh0 + i) * p.OW + ow0 + j;
-      if (oh0 + i < p.OH && ow0 + j < p.OW) Y[e] = OUT_T(Epilogue(m[i][j] + b, e));
+      m[i][j] += b;
+      if (oh0 + i < p.OH && ow0 + j < p.OW) m[i][j] = Residual(m[i][j], e);
+    }
+  }
+  ACT_GRID(m, F, F)
+  [[unroll]] for (uint i = 0; i < F; ++i) {
+    [[unroll]] for (uint j = 0; j < F; ++j) {
+      const uint e = ybase + (oh0 + i) * p.OW + ow0 + j;
+      if (oh0 + i < p.OH && ow0 + j < p.OW) Y[e] = OUT_T(m[i][j]);
     }
   }
 }
@@ -454,13 +489,16 @@ void DepthwiseMain() {
     }
   }
   const float b = BiasOf(c);
+  vec4 v[DW_R][2];
+  bool ok[DW_R];
+  uint row[DW_R];
   [[unroll]] for (uint r = 0; r < DW_R; ++r) {
-    if (oh0 + r < p.OH) {
-      Store8((plane * p.OH + oh0 + r) * p.OW, ow0, p.OW,
-             vec4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]) + b,
-             vec4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]) + b);
-    }
+    v[r][0] = vec4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]) + b;
+    v[r][1] = vec4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]) + b;
+    ok[r] = oh0 + r < p.OH;
+    row[r] = (plane * p.OH + oh0 + r) * p.OW;
   }
+  EPILOGUE_ROWS8(v, DW_R, ok, row, ow0, p.OW)
 }
 
 // MODE 6: im2col. B[n, k, p] = X[n, c, oh*sh - pt + kh*dh, ow*sw - pl + kw*dw] (0 outside, and
@@ -563,7 +601,10 @@ void main() {
     acc0 += b;
     acc1 += b;
 #endif
-    Store8((n * p.O + g) * ohw, p0, ohw, acc0, acc1);
+    vec4 v[1][2] = {{acc0, acc1}};
+    const bool ok[1] = {true};
+    const uint row[1] = {(n * p.O + g) * ohw};
+    EPILOGUE_ROWS8(v, 1, ok, row, p0, ohw)
     return;
   }
 
@@ -617,15 +658,17 @@ void main() {
     }
   }
 
+  bool ok[CONV_BM];
+  uint row[CONV_BM];
   [[unroll]] for (uint i = 0; i < CONV_BM; ++i) {
-    if (o0 + i < Og) {
-      const uint o = g * Og + o0 + i;
+    ok[i] = o0 + i < Og;
+    const uint o = g * Og + o0 + i;
+    row[i] = (n * p.O + o) * ohw;
 #ifdef HAS_BIAS
-      const float b = Fetch(Bias, o);
-#else
-      const float b = 0.0;
+    const float b = ok[i] ? Fetch(Bias, o) : 0.0;
+    acc[i][0] += b;
+    acc[i][1] += b;
 #endif
-      Store8((n * p.O + o) * ohw, p0, ohw, acc[i][0] + b, acc[i][1] + b);
-    }
   }
+  EPILOGUE_ROWS8(acc, CONV_BM, ok, row, p0, ohw)
 }

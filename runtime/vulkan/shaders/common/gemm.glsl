@@ -47,7 +47,7 @@
 layout(local_size_x_id = 4, local_size_y_id = 5, local_size_z = 1) in;
 
 layout(constant_id = 0) const uint TRANS_B = 0;  // 1: B is [N, K]
-layout(constant_id = 1) const uint ACT = 0;      // 1: v = clamp(v, act_min, act_max) (relu: 0, +inf)
+layout(constant_id = 1) const uint ACT = 0;      // act.glsl: 1 clamp (relu: 0, +inf), 16 + a unary op
 layout(constant_id = 2) const uint VEC4 = 0;     // 1: vec4 texel views of A and B
 layout(constant_id = 3) const uint TILED = 0;    // 1: shared-memory tiled path (local size 16x16)
 layout(constant_id = 4) const uint LOCAL_X = 64;
@@ -107,20 +107,14 @@ void BatchBase(uint z, out uint a_base, out uint b_base) {
   }
 }
 
-// act(v + residual) for element e of C (without RES, no addition). Callers read only elements
-// they store, so every read is inside R.
-float Epilogue(float v, uint e) {
+#include "act.glsl"
+
+// v + R[e] for element e of C (without RES: v). Callers read only elements they store, so every
+// read is inside R; the activation follows on the whole block (act.glsl).
+float Residual(float v, uint e) {
   if (RES != 0)
     v += VEC4 != 0 ? texelFetch(Res, int(e >> 2))[e & 3u] : texelFetch(Res, int(e)).x;
-  return ACT != 0 ? clamp(v, p.act_min, p.act_max) : v;
-}
-
-// The tiled path's epilogue of element e = C[.., m, n].
-float BiasAct(float v, uint n, uint e) {
-#ifdef HAS_BIAS
-  v += Fetch(Bias, n);
-#endif
-  return Epilogue(v, e);
+  return v;
 }
 
 void TiledMain() {
@@ -160,8 +154,20 @@ void TiledMain() {
     const uint m = m_tile + ty + 16 * i;
     [[unroll]] for (uint j = 0; j < 4; ++j) {
       const uint n = n_tile + tx + 16 * j;
-      const uint e = c_base + m * p.N + n;
-      if (m < p.M && n < p.N) C[e] = OUT_T(BiasAct(acc[i][j], n, e));
+      if (m < p.M && n < p.N) {
+#ifdef HAS_BIAS
+        acc[i][j] += Fetch(Bias, n);
+#endif
+        acc[i][j] = Residual(acc[i][j], c_base + m * p.N + n);
+      }
+    }
+  }
+  ACT_GRID(acc, 4, 4)
+  [[unroll]] for (uint i = 0; i < 4; ++i) {
+    const uint m = m_tile + ty + 16 * i;
+    [[unroll]] for (uint j = 0; j < 4; ++j) {
+      const uint n = n_tile + tx + 16 * j;
+      if (m < p.M && n < p.N) C[c_base + m * p.N + n] = OUT_T(acc[i][j]);
     }
   }
 }
@@ -192,10 +198,13 @@ void NormStore(vec4 acc[GEMM_BM][2], vec4 bias0, vec4 bias1, uint m0, uint n0, u
     [[unroll]] for (uint j = 0; j < GEMM_BN; ++j) {
       const uint n = min(n0 + j, p.N - 1);
       const float a = j < 4 ? acc[i][0][j] + bias0[j] : acc[i][1][j - 4] + bias1[j - 4];
-      v[i][j] = Epilogue(a, c_base + m * p.N + n);
-      if (n0 + j < p.N) part[i] += v[i][j];
+      v[i][j] = Residual(a, c_base + m * p.N + n);
     }
   }
+  ACT_GRID(v, GEMM_BM, GEMM_BN)
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i)
+    [[unroll]] for (uint j = 0; j < GEMM_BN; ++j)
+      if (n0 + j < p.N) part[i] += v[i][j];
   RowSums(part, 1.0 / float(p.N));
   float mean[GEMM_BM];
   [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
@@ -333,24 +342,33 @@ void main() {
   const bool full = n0 + GEMM_BN <= p.N;
   [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
     const uint m = m0 + i;
-    if (m < p.M) {
-      vec4 v0 = acc[i][0] + bias0, v1 = acc[i][1] + bias1;
+    acc[i][0] += bias0;
+    acc[i][1] += bias1;
+    if (RES != 0 && m < p.M) {
       const uint c = c_base + m * p.N + n0;
-      if (VEC4 != 0 && full) {
-        if (RES != 0) {  // c % 4 == 0 (N % 4 == 0): R's vec4 view
-          v0 += texelFetch(Res, int(c >> 2));
-          v1 += texelFetch(Res, int(c >> 2) + 1);
-        }
-        if (ACT != 0) {
-          v0 = clamp(v0, p.act_min, p.act_max);
-          v1 = clamp(v1, p.act_min, p.act_max);
-        }
-        C4[c >> 2] = OUT_T4(v0);
-        C4[(c >> 2) + 1] = OUT_T4(v1);
+      if (VEC4 != 0 && full) {  // c % 4 == 0 (N % 4 == 0): R's vec4 view
+        acc[i][0] += texelFetch(Res, int(c >> 2));
+        acc[i][1] += texelFetch(Res, int(c >> 2) + 1);
       } else {
         [[unroll]] for (uint j = 0; j < 4; ++j) {
-          if (n0 + j < p.N) C[c + j] = OUT_T(Epilogue(v0[j], c + j));
-          if (n0 + j + 4 < p.N) C[c + j + 4] = OUT_T(Epilogue(v1[j], c + j + 4));
+          if (n0 + j < p.N) acc[i][0][j] = Residual(acc[i][0][j], c + j);
+          if (n0 + j + 4 < p.N) acc[i][1][j] = Residual(acc[i][1][j], c + j + 4);
+        }
+      }
+    }
+  }
+  ACT_ROWS8(acc, GEMM_BM)
+  [[unroll]] for (uint i = 0; i < GEMM_BM; ++i) {
+    const uint m = m0 + i;
+    if (m < p.M) {
+      const uint c = c_base + m * p.N + n0;
+      if (VEC4 != 0 && full) {
+        C4[c >> 2] = OUT_T4(acc[i][0]);
+        C4[(c >> 2) + 1] = OUT_T4(acc[i][1]);
+      } else {
+        [[unroll]] for (uint j = 0; j < 4; ++j) {
+          if (n0 + j < p.N) C[c + j] = OUT_T(acc[i][0][j]);
+          if (n0 + j + 4 < p.N) C[c + j + 4] = OUT_T(acc[i][1][j]);
         }
       }
     }

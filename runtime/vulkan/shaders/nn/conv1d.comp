@@ -1,5 +1,5 @@
 // nn.conv1d: the conv2d kernel on [N, C, 1, W] views (H = KH = 1). Bindings (X, W, Y, residual),
 // push and specialization constants: see common/conv2d.glsl.
-// msc_vk:variants f16
+// msc_vk:variants act f16
 #version 450
 #include "common/conv2d.glsl"
