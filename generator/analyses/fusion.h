@@ -1,4 +1,5 @@
-// Fusion decisions on an MSCGraph (issue 9 item 2): which relu/clip consumers run as their
+// Fusion decisions on an MSCGraph (issue 9 item 2): which activation consumers (relu, clip, and
+// whatever else a backend's `epilogues` lists: vulkan takes every unary_math op) run as their
 // producer's epilogue, which residual adds fold into a conv/GEMM producer, and which trees of
 // elementwise nodes run as one kernel. A backend opts in with backend.yaml's fuse_* keys
 // (emit::BackendSpec); emit::Context writes the decisions into the template context as
@@ -21,7 +22,7 @@
 // producer's position is where the fused nodes now compute, so nothing reads their outputs earlier.
 //
 // Norm epilogues: after the above, let t be the producer P's last fused value (its output y, the
-// residual sum, or the relu/clip after them). A consumer N of t whose optype is in `norms` (e.g.
+// residual sum, or the activation after them). A consumer N of t whose optype is in `norms` (e.g.
 // nn.layer_norm), P's optype in `norm_producers`, N taking t as its only input and having one
 // output z of t's dtype and shape, runs in P's epilogue too (NodeFusion::norm = N, N's `into` = P,
 // N's `own_bytes`: z is a tensor of its own, written and t read at P's position). t's other
@@ -87,7 +88,7 @@ struct InputView {
 
 /// The decisions for one node; indices are node indices, -1 for none.
 struct NodeFusion {
-  long long epilogue = -1;      ///< the relu/clip consumer run as this node's epilogue
+  long long epilogue = -1;      ///< the activation consumer run as this node's epilogue
   long long residual_add = -1;  ///< the add consumer run as this node's residual
   size_t residual_input = 0;    ///< which input of residual_add is the residual R
   long long into = -1;          ///< the producer (or chain root) this node was fused into
