@@ -5,7 +5,6 @@
 // downloads the weights through a staging buffer. Every algorithm also with the fused residual
 // (Conv2dAttrs::residual): y = act(conv + bias + residual).
 #include <algorithm>
-#include <iterator>
 
 #include "reference.h"
 #include "test_util.h"
@@ -428,17 +427,11 @@ TEST_CASE("every convolution algorithm runs a unary epilogue after the residual"
   // profile row, and the fused program has one dispatch fewer. The kernels run their "+act"
   // shader variants (act.glsl): an activation applied before the residual, to a wrong element,
   // or lost on one store path fails the comparison.
-  struct UnaryAct {
-    const char* op;
-    float p0, p1;
-  };
-  const UnaryAct acts[] = {{"nn.gelu", 0, 0},     {"nn.silu", 0, 0},         {"sigmoid", 0, 0},
-                           {"tanh", 0, 0},        {"nn.leakyrelu", 0.1f, 0}, {"nn.softplus", 2, 5},
-                           {"nn.gelu_tanh", 0, 0}};
+  const std::vector<vkt::UnaryEpilogue>& acts = vkt::UnaryEpilogues();
   size_t next = 0;
   uint32_t seed = 3000;
   auto run = [&](msc_vk::Context& ctx, const AlgoCase& c, bool constant) {
-    const UnaryAct& u = acts[next++ % std::size(acts)];
+    const vkt::UnaryEpilogue& u = acts[next++ % acts.size()];
     seed += 10;
     INFO("case " << c.name << " + " << u.op << " staging " << !ctx.uma());
     const int64_t OH =

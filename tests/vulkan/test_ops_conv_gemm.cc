@@ -1,7 +1,6 @@
 // Numerical tests of nn/conv2d, msc/conv2d_bias and the GEMM shaders (runtime ops_gemm.cc; the
 // 1-D convolutions: test_ops_conv1d_pool1d.cc) against ref::Conv2d/Gemm.
 #include <algorithm>
-#include <iterator>
 
 #include "reference.h"
 #include "test_util.h"
@@ -554,13 +553,7 @@ TEST_CASE("the GEMM family runs a unary epilogue after bias and residual (regist
   // stores) and N % 4 == 0 (vec4 stores), on the register path (Ctx) and the tiled one
   // (StagingCtx); the fused program has one dispatch fewer. The convolutions:
   // test_conv_algos.cc.
-  struct UnaryAct {
-    const char* op;
-    float p0, p1;
-  };
-  const UnaryAct acts[] = {{"nn.gelu", 0, 0}, {"nn.gelu_tanh", 0, 0},    {"nn.silu", 0, 0},
-                           {"sigmoid", 0, 0}, {"nn.leakyrelu", 0.1f, 0}, {"nn.softplus", 2, 5},
-                           {"tanh", 0, 0}};
+  const std::vector<vkt::UnaryEpilogue>& acts = vkt::UnaryEpilogues();
   struct Case {
     const char* op;
     Shape a, b, y;
@@ -578,7 +571,7 @@ TEST_CASE("the GEMM family runs a unary epilogue after bias and residual (regist
     auto& ctx = *ctx_ptr;
     for (const Case& c : cases) {
       for (int k = 0; k < 2; ++k) {
-        const UnaryAct& u = acts[next++ % std::size(acts)];
+        const vkt::UnaryEpilogue& u = acts[next++ % acts.size()];
         INFO(c.op << " + " << u.op << " tiled " << ctx.use_tiled_kernels());
         vkt::Arena ar(ctx);
         const Tensor a = ar.Input("a", c.a, vkt::Random(msc_vk::NumElements(c.a), ++seed, -2, 2));

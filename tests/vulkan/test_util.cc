@@ -47,6 +47,13 @@ void ExpectNoValidationMessages(msc_vk::Context& ctx) {
   ctx.ClearMessages();
 }
 
+const std::vector<UnaryEpilogue>& UnaryEpilogues() {
+  static const std::vector<UnaryEpilogue> acts = {
+      {"nn.gelu", 0, 0},      {"nn.silu", 0, 0},         {"sigmoid", 0, 0},    {"tanh", 0, 0},
+      {"nn.gelu_tanh", 0, 0}, {"nn.leakyrelu", 0.1f, 0}, {"nn.softplus", 2, 5}};
+  return acts;
+}
+
 std::vector<float> Activate(std::vector<float> v, const msc_vk::ops::Activation& a) {
   if (a.enabled) {
     for (float& x : v) x = std::min(std::max(x, a.min), a.max);

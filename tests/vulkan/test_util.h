@@ -29,6 +29,15 @@ void ExpectNoValidationMessages(msc_vk::Context& ctx);
 // Seeded uniform random floats in [lo, hi).
 std::vector<float> Random(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
 
+// A unary op a conv / GEMM epilogue runs (ops::Activation::Unary) with its float parameters.
+struct UnaryEpilogue {
+  const char* op;
+  float p0, p1;
+};
+// The unary epilogues the kernel tests take in turn: erf- and tanh-based gelu, silu, sigmoid,
+// tanh, and the ops with parameters (leakyrelu alpha, softplus beta / threshold).
+const std::vector<UnaryEpilogue>& UnaryEpilogues();
+
 // Reference values through a conv/GEMM kernel's fused activation: clamped to [a.min, a.max]
 // when a.enabled (relu: [0, inf), clip: [min, max]).
 std::vector<float> Activate(std::vector<float> v, const msc_vk::ops::Activation& a);
