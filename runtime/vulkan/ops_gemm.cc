@@ -1,7 +1,8 @@
 // Conv2d / Conv2dBias, Conv1d / Conv1dBias (the 2-D kernels on [N, C, 1, W] views) and the GEMM
 // family: linear, dense, matmul, batch_matmul, msc.matmul (shaders/common/conv2d.glsl, gemm.glsl).
 //
-// Convolution algorithms (conv2d.glsl's MODE), picked per call by PickConvAlgo():
+// Convolution algorithms (conv2d.glsl's kernels, "<stem>@<kernel>": KernelStem), picked per call
+// by PickConvAlgo():
 //   direct    any convolution (implicit GEMM, 16 channels x 8 pixels per invocation);
 //   gemm1x1   1x1, stride 1, no padding, groups 1: a register-blocked GEMM W [O, C] @ X[n] [C, HW];
 //   im2col    any other groups-1 convolution: an im2col workspace [N, C*KH*KW, HW] and the
@@ -50,8 +51,8 @@ struct ConvPush {
 
 // detail::Launch, with the kernel's profile row (Program::Profile) named "<stem> [label]" so that
 // `--profile` shows the time per convolution algorithm. `kernel`: the shader variant to run
-// (`stem` or "<stem>+sg"), with "+f16" appended when the output binding is float16
-// (detail::FloatStem); the row names `stem` either way.
+// (`stem`, or a conv kernel "<stem>@gemm1x1" with "+sg" / "+act"), with "+f16" appended when the
+// output binding is float16 (detail::FloatStem); the row names `stem` either way.
 template <class P>
 void LaunchAs(Program& p, const char* stem, const char* label, std::vector<Binding> bindings,
               const P& push, const SpecConstants& spec, const std::array<uint32_t, 3>& grid,
@@ -92,28 +93,29 @@ Binding ResidualBinding(const Tensor* r, const Tensor& other, bool vec4) {
   return InTexel(first);
 }
 
-// conv2d.glsl's specialization constants `s` (ids 0, 1, ...) with RES (id 8) = 1 when `res` and
-// SG (id 9) = `sg`; the ids in between get the shader's defaults.
+// conv2d.glsl's specialization constants `s` (ids 0, 1, ...) with RES (id 7) = 1 when `res` and
+// SG (id 8) = `sg`; the ids in between get the shader's defaults.
 SpecConstants ConvSpec(SpecConstants s, bool res, uint32_t sg = 0, bool xu4 = false) {
   if (!res && sg == 0 && !xu4) return s;
-  static const uint32_t kDefaults[8] = {0, 0, 0, 0, 0, 2, 3, 1};  // ACT .. DW_S
-  for (size_t i = s.size(); i < 8; ++i) s.push_back(kDefaults[i]);
+  static const uint32_t kDefaults[7] = {0, 0, 0, 0, 2, 3, 1};  // ACT .. DW_S
+  for (size_t i = s.size(); i < 7; ++i) s.push_back(kDefaults[i]);
   s.push_back(res ? 1u : 0u);
   if (sg != 0 || xu4) s.push_back(sg);
   if (xu4) s.insert(s.end(), {0u, 0u, 1u});  // DW_XVEC4, DW_OFF, XU4
   return s;
 }
 
-// The kernel of a register-blocked GEMM (gemm.glsl; conv2d.glsl MODEs 2, 3, 7): "<stem>+sg" with
-// *sg (the shaders' SG) = the device's subgroup size when its compute subgroups shuffle, the
-// size is 4, 8 or 16 (it divides the 64-lane workgroup and the 16-row block) and that variant is
-// embedded; else `stem` with *sg = 0 (A rows fetched per invocation).
-std::string SubgroupStem(Program& p, const char* stem, uint32_t* sg) {
+// The kernel of a register-blocked GEMM (gemm.glsl; conv2d.glsl's gemm1x1, wino_gemm and
+// im2col_gemm): "<stem>+sg" with *sg (the shaders' SG) = the device's subgroup size when its
+// compute subgroups shuffle, the size is 4, 8 or 16 (it divides the 64-lane workgroup and the
+// 16-row block) and that variant is embedded; else `stem` with *sg = 0 (A rows fetched per
+// invocation).
+std::string SubgroupStem(Program& p, const std::string& stem, uint32_t* sg) {
   const uint32_t size = p.context().features().subgroup_shuffle_size;
-  const std::string variant = std::string(stem) + "+sg";
+  const std::string variant = stem + "+sg";
   const bool ok = (size == 4 || size == 8 || size == 16) && FindEmbeddedShader(variant) != nullptr;
   *sg = ok ? size : 0u;
-  return ok ? variant : std::string(stem);
+  return ok ? variant : stem;
 }
 
 // The kernel for an epilogue `act`: "<kernel>+act" (compiled with -DMSC_VK_ACT, see
@@ -131,17 +133,12 @@ std::string ActStem(const std::string& kernel, const Activation& act, const char
   return variant;
 }
 
-// conv2d.glsl's MODE specialization constant.
-enum ConvMode : uint32_t {
-  kModeDirect = 0,
-  kModeWinoInput = 1,
-  kModeGemm1x1 = 2,
-  kModeWinoGemm = 3,
-  kModeWinoOutput = 4,
-  kModeDepthwise = 5,
-  kModeIm2col = 6,
-  kModeIm2colGemm = 7
-};
+// One of conv2d.glsl's kernels, its own SPIR-V module: "<stem>@<kernel>", `kernel` a name on the
+// .comp's "// msc_vk:kernel" lines (direct, wino_input, gemm1x1, wino_gemm, wino_output,
+// depthwise, im2col, im2col_gemm; EmbedShaders.cmake).
+std::string KernelStem(const char* stem, const char* kernel) {
+  return std::string(stem) + "@" + kernel;
+}
 
 // Largest im2col workspace (bytes); bigger convolutions stay direct.
 constexpr int64_t kIm2colMaxBytes = int64_t{256} << 20;
@@ -293,26 +290,26 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
   };
   // The transforms: one invocation per (channel, tile), channels packed together.
   LaunchAs(p, stem, "winograd in", bind(x, View::kTexelFloat, View::kTexelFloat, v, nullptr), push,
-           {0u, 0u, 0u, 0u, kModeWinoInput, uint32_t(F)},
-           Grid1D(p.context(), U32(C * Tp, optype, y, "Winograd input invocations"), 64), y);
+           {0u, 0u, 0u, 0u, uint32_t(F)},
+           Grid1D(p.context(), U32(C * Tp, optype, y, "Winograd input invocations"), 64), y,
+           KernelStem(stem, "wino_input"));
   ConvPush g = push;  // the GEMM: rows O, K = C, columns Tp, XI batches
   g.N = static_cast<uint32_t>(XI);
   g.OH = 1;
   g.OW = U32(Tp, optype, y, "tiles");
   const bool wvec4 = C % 4 == 0;
   uint32_t sg = 0;
-  const std::string gemm_stem = SubgroupStem(p, stem, &sg);
+  const std::string gemm_stem = SubgroupStem(p, KernelStem(stem, "wino_gemm"), &sg);
   LaunchAs(
       p, stem, "winograd gemm",
       bind(v, View::kTexelVec4, wvec4 ? View::kTexelVec4 : View::kTexelFloat, m, nullptr), g,
-      ConvSpec({0u, wvec4 ? 1u : 0u, 0u, 1u, kModeWinoGemm, uint32_t(F)}, false, sg),
+      ConvSpec({0u, wvec4 ? 1u : 0u, 0u, 1u, uint32_t(F)}, false, sg),
       {U32(((O + kConvBM - 1) / kConvBM * ((Tp + 7) / 8) + 63) / 64, optype, y, "grid x"), 1u, g.N},
       y, gemm_stem);
   LaunchAs(p, stem, "winograd out", bind(m, View::kTexelFloat, View::kTexelFloat, y, residual),
-           push,
-           ConvSpec({act.Spec(), 0u, 0u, 0u, kModeWinoOutput, uint32_t(F)}, residual != nullptr),
+           push, ConvSpec({act.Spec(), 0u, 0u, 0u, uint32_t(F)}, residual != nullptr),
            Grid1D(p.context(), U32(O * T, optype, y, "Winograd output invocations"), 64), y,
-           ActStem(stem, act, optype, y));
+           ActStem(KernelStem(stem, "wino_output"), act, optype, y));
 }
 
 void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, const Tensor& w,
@@ -405,9 +402,10 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     // One invocation per (plane, block), planes packed together (7x7 images: 4 blocks each).
     const uint64_t invocations = U32(N * C * blocks, optype, y, "depthwise invocations");
     LaunchAs(p, stem, "depthwise", std::move(bindings), push,
-             {a.act.Spec(), 0u, 1u, OW % 4 == 0 ? 1u : 0u, kModeDepthwise, 2u, uint32_t(KH),
-              uint32_t(a.strides[0]), res ? 1u : 0u, 0u, xvec4 ? 1u : 0u, off},
-             Grid1D(p.context(), invocations, 64), y, ActStem(stem, a.act, optype, y));
+             {a.act.Spec(), 0u, 1u, OW % 4 == 0 ? 1u : 0u, 2u, uint32_t(KH), uint32_t(a.strides[0]),
+              res ? 1u : 0u, 0u, xvec4 ? 1u : 0u, off},
+             Grid1D(p.context(), invocations, 64), y,
+             ActStem(KernelStem(stem, "depthwise"), a.act, optype, y));
     return;
   }
   if (algo == ConvAlgo::kIm2col) {
@@ -437,8 +435,8 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     std::array<uint32_t, 3> grid = Grid1D(
         p.context(), U32(Kp * ((Pp + 7) / 8), optype, y, "im2col invocations per image"), 64);
     grid[2] = U32(N, optype, y, "grid z");
-    LaunchAs(p, stem, "im2col", std::move(in), push, {0u, pad_k ? 1u : 0u, 0u, 0u, kModeIm2col},
-             grid, y);
+    LaunchAs(p, stem, "im2col", std::move(in), push, {0u, pad_k ? 1u : 0u}, grid, y,
+             KernelStem(stem, "im2col"));
     ConvPush g = push;  // the GEMM: rows O, K = C*KH*KW, columns P
     g.C = U32(Kp, optype, y, "K");
     std::vector<Binding> mm = {InTexel(b, View::kTexelVec4),
@@ -448,10 +446,9 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     mm.push_back(ResidualBinding(res, b, store4));
     const int64_t blocks = (O + kConvBM - 1) / kConvBM * ((P + 7) / 8);
     uint32_t sg = 0;
-    const std::string gemm_stem = SubgroupStem(p, stem, &sg);
+    const std::string gemm_stem = SubgroupStem(p, KernelStem(stem, "im2col_gemm"), &sg);
     LaunchAs(p, stem, "im2col gemm", std::move(mm), g,
-             ConvSpec({a.act.Spec(), kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeIm2colGemm},
-                      res != nullptr, sg),
+             ConvSpec({a.act.Spec(), kvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u}, res != nullptr, sg),
              {U32((blocks + 63) / 64, optype, y, "grid x"), 1u, U32(N, optype, y, "grid z")}, y,
              ActStem(gemm_stem, a.act, optype, y));
     return;
@@ -473,11 +470,11 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
     const std::array<uint32_t, 3> grid = {U32((blocks + 63) / 64, optype, y, "grid x"), 1u,
                                           U32(N, optype, y, "grid z")};
     uint32_t sg = 0;
-    const std::string gemm_stem = SubgroupStem(p, stem, &sg);
-    LaunchAs(p, stem, "1x1 gemm", std::move(bindings), push,
-             ConvSpec({a.act.Spec(), wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u, kModeGemm1x1},
-                      res != nullptr, sg, xu4),
-             grid, y, ActStem(gemm_stem, a.act, optype, y));
+    const std::string gemm_stem = SubgroupStem(p, KernelStem(stem, "gemm1x1"), &sg);
+    LaunchAs(
+        p, stem, "1x1 gemm", std::move(bindings), push,
+        ConvSpec({a.act.Spec(), wvec4 ? 1u : 0u, 0u, store4 ? 1u : 0u}, res != nullptr, sg, xu4),
+        grid, y, ActStem(gemm_stem, a.act, optype, y));
     return;
   }
   // One invocation per (channel block, pixel block), channel blocks packed together.
@@ -487,11 +484,10 @@ void Conv(Program& p, const char* optype, const char* stem, const Tensor& x, con
                  "direct conv invocations per image"),
              64);
   grid[2] = U32(N, optype, y, "grid z");
-  LaunchAs(
-      p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
-      ConvSpec({a.act.Spec(), wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u, kModeDirect},
-               res != nullptr),
-      grid, y, ActStem(stem, a.act, optype, y));
+  LaunchAs(p, stem, depthwise ? "depthwise direct" : "direct", std::move(bindings), push,
+           ConvSpec({a.act.Spec(), wvec4 ? 1u : 0u, depthwise ? 1u : 0u, store4 ? 1u : 0u},
+                    res != nullptr),
+           grid, y, ActStem(KernelStem(stem, "direct"), a.act, optype, y));
 }
 
 struct GemmPush {

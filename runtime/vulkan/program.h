@@ -1,7 +1,7 @@
 // msc_vk::Program: the whole inference as ONE command buffer, recorded once, replayed per Run().
 //
 //   msc_vk::Program prog(ctx);
-//   msc_vk::Kernel& k = prog.AddKernel("nn/conv2d", {In(x), In(w), Out(y)}, push, {spec...});
+//   msc_vk::Kernel& k = prog.AddKernel("nn/softmax", {In(x), Out(y)}, push, {spec...});
 //   prog.Dispatch(k, gx, gy, gz);      // workgroup counts
 //   ...
 //   prog.Run();                        // records on first call; one vkQueueSubmit + fence wait
@@ -77,7 +77,7 @@ class Pipeline;
 // One node's kernel: pipeline + descriptor set + push-constant bytes. Owned by the Program.
 struct Kernel {
   std::string name;  // for error messages: node name or stem
-  std::string stem;  // "nn/conv2d"
+  std::string stem;  // "nn/softmax", "nn/conv2d@gemm1x1+sg"
   Pipeline* pipeline = nullptr;
   std::vector<Binding> bindings;
   std::vector<uint8_t> push;           // <= 128 bytes, multiple of 4

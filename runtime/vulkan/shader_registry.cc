@@ -15,8 +15,8 @@ std::string ShaderStem(const std::string& optype_or_stem) {
 
 const ShaderCode* FindEmbeddedShader(const std::string& optype_or_stem) {
   const std::string stem = ShaderStem(optype_or_stem);
-  // A missing .comp takes its variants ("<stem>+ext", "<stem>+sg") with it.
-  if (ShaderFaultInjected(stem) || ShaderFaultInjected(stem.substr(0, stem.find('+'))))
+  // A missing .comp takes its kernels ("<stem>@direct") and variants ("<stem>+sg") with it.
+  if (ShaderFaultInjected(stem) || ShaderFaultInjected(stem.substr(0, stem.find_first_of("@+"))))
     return nullptr;
   for (size_t i = 0; i < kEmbeddedShaderCount; ++i) {
     if (stem == kEmbeddedShaders[i].stem) return &kEmbeddedShaders[i];
@@ -33,13 +33,21 @@ std::vector<std::string> EmbeddedShaderStems() {
 
 const ShaderCode& GetEmbeddedShader(const std::string& optype_or_stem) {
   if (const ShaderCode* code = FindEmbeddedShader(optype_or_stem)) return *code;
-  std::string list;  // the ops (stems without their "+ext" variants)
+  std::vector<std::string> shaders;  // the .comp files: stems without "@kernel" and "+variant"
   for (const std::string& s : EmbeddedShaderStems()) {
-    if (s.find('+') == std::string::npos) list += (list.empty() ? "" : ", ") + s;
+    const std::string shader = s.substr(0, s.find_first_of("@+"));
+    if (shaders.empty() || shaders.back() != shader) shaders.push_back(shader);
   }
-  throw Error("no Vulkan shader for op '" + optype_or_stem + "' (expected runtime/vulkan/shaders/" +
-              ShaderStem(optype_or_stem) +
-              ".comp); embedded shaders: " + (list.empty() ? "none" : list));
+  std::string list;
+  for (const std::string& s : shaders) list += (list.empty() ? "" : ", ") + s;
+  const std::string stem = ShaderStem(optype_or_stem);
+  const size_t at = stem.find('@');
+  const std::string expected =
+      at == std::string::npos ? "runtime/vulkan/shaders/" + stem + ".comp"
+                              : "kernel '" + stem.substr(at + 1) + "' of runtime/vulkan/shaders/" +
+                                    stem.substr(0, at) + ".comp (its \"// msc_vk:kernel\" lines)";
+  throw Error("no Vulkan shader for op '" + optype_or_stem + "' (expected " + expected +
+              "); embedded shaders: " + (list.empty() ? "none" : list));
 }
 
 ShaderInfo ReflectShader(const std::string& stem, const uint32_t* words, size_t word_count) {

@@ -2,8 +2,9 @@
 //
 // cmake/EmbedShaders.cmake compiles shaders/<ns>/<op>.comp with glslc and generates a .cc that
 // defines kEmbeddedShaders / kEmbeddedShaderCount below (one entry per shader, stem "<ns>/<op>",
-// e.g. "nn/conv2d", "msc/linear_bias", "add"). Every program that links this runtime must also
-// compile that generated file (msc_vk_embed_shaders() adds it to a target).
+// e.g. "msc/linear_bias", "add", its variants "matmul+sg", and for a shader of several kernels one
+// per kernel, "nn/conv2d@gemm1x1"). Every program that links this runtime must also compile that
+// generated file (msc_vk_embed_shaders() adds it to a target).
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,7 @@
 namespace msc_vk {
 
 struct ShaderCode {
-  const char* stem;       // "nn/conv2d"
+  const char* stem;       // "nn/conv2d@direct"
   const uint32_t* words;  // SPIR-V
   size_t word_count;
 };
@@ -28,7 +29,8 @@ std::string ShaderStem(const std::string& optype_or_stem);
 // The shader for `optype_or_stem`, or nullptr.
 const ShaderCode* FindEmbeddedShader(const std::string& optype_or_stem);
 // The shader for `optype_or_stem`; throws Error("no Vulkan shader for op 'x.y' (expected
-// shaders/x/y.comp); embedded shaders: ...") when absent.
+// runtime/vulkan/shaders/x/y.comp); embedded shaders: ...") when absent (for "x/y@k": expected
+// "kernel 'k' of runtime/vulkan/shaders/x/y.comp").
 const ShaderCode& GetEmbeddedShader(const std::string& optype_or_stem);
 // All embedded stems, sorted.
 std::vector<std::string> EmbeddedShaderStems();

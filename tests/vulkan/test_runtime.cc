@@ -143,17 +143,30 @@ TEST_CASE("a large 1-D op uses a folded 2-D grid (> 65535 workgroups in x)") {
 }
 
 TEST_CASE("shaders are found by stem; an op without a shader is a clear error") {
-  CHECK(std::string(msc_vk::GetEmbeddedShader("nn.conv2d").stem) == "nn/conv2d");
+  CHECK(std::string(msc_vk::GetEmbeddedShader("nn.softmax").stem) == "nn/softmax");
   CHECK(std::string(msc_vk::GetEmbeddedShader("msc/linear_bias").stem) == "msc/linear_bias");
-  const std::vector<std::string> required = {
-      "nn/conv2d",       "msc/conv2d_bias", "nn/batch_norm",
-      "nn/max_pool2d",   "nn/avg_pool2d",   "nn/adaptive_avg_pool2d",
-      "msc/linear",      "msc/linear_bias", "nn/dense",
-      "matmul",          "unary",           "binary",
-      "nn/batch_matmul", "nn/softmax",      "mean",
-      "reshape",         "squeeze",         "expand_dims",
-      "permute_dims",    "transpose",       "concat",
-      "strided_slice"};
+  const std::vector<std::string> required = {"nn/conv2d@direct",
+                                             "msc/conv2d_bias@gemm1x1",
+                                             "nn/batch_norm",
+                                             "nn/max_pool2d",
+                                             "nn/avg_pool2d",
+                                             "nn/adaptive_avg_pool2d",
+                                             "msc/linear",
+                                             "msc/linear_bias",
+                                             "nn/dense",
+                                             "matmul",
+                                             "unary",
+                                             "binary",
+                                             "nn/batch_matmul",
+                                             "nn/softmax",
+                                             "mean",
+                                             "reshape",
+                                             "squeeze",
+                                             "expand_dims",
+                                             "permute_dims",
+                                             "transpose",
+                                             "concat",
+                                             "strided_slice"};
   for (const std::string& s : required) {
     INFO(s);
     CHECK(msc_vk::FindEmbeddedShader(s) != nullptr);
@@ -164,6 +177,37 @@ TEST_CASE("shaders are found by stem; an op without a shader is a clear error") 
                    "runtime/vulkan/shaders/nn/foo.comp); embedded shaders: arange, argmax, ");
   vkt::ExpectError([&] { p.AddKernel("nn.foo", {}, nullptr, 0); },
                    ", binary, ");  // no +ext variants
+  // The list names each .comp once, without its kernels ("@direct") and variants.
+  vkt::ExpectError([&] { p.AddKernel("nn.foo", {}, nullptr, 0); },
+                   ", nn/conv2d, nn/conv2d_transpose, ");
+  vkt::ExpectError([&] { p.AddKernel("nn/conv2d@frobnicate", {}, nullptr, 0); },
+                   "no Vulkan shader for op 'nn/conv2d@frobnicate' (expected kernel 'frobnicate' "
+                   "of runtime/vulkan/shaders/nn/conv2d.comp (its \"// msc_vk:kernel\" lines))");
+}
+
+TEST_CASE("a shader of several kernels is one small module per kernel; identical modules once") {
+  // conv2d.glsl's eight kernels in one module were ~400 KB of SPIR-V, and lavapipe's pipeline
+  // creation time follows the whole module; each kernel alone is what glslc -O keeps of it.
+  const msc_vk::ShaderCode* wino_input = msc_vk::FindEmbeddedShader("nn/conv2d@wino_input");
+  const msc_vk::ShaderCode* gemm = msc_vk::FindEmbeddedShader("nn/conv2d@gemm1x1");
+  REQUIRE(wino_input != nullptr);
+  REQUIRE(gemm != nullptr);
+  CHECK(wino_input->word_count * 4 < 32 * 1024);
+  CHECK(wino_input->word_count * 10 < gemm->word_count);
+  CHECK(msc_vk::FindEmbeddedShader("nn/conv2d") == nullptr);
+  CHECK(msc_vk::FindEmbeddedShader("nn/conv1d@gemm1x1") == nullptr);  // 1-D: direct only
+  // A kernel has the variants on its line: the input transform writes a float32 workspace and has
+  // no epilogue (no +act), the GEMM all of them.
+  CHECK(msc_vk::FindEmbeddedShader("nn/conv2d@wino_input+act") == nullptr);
+  CHECK(msc_vk::FindEmbeddedShader("nn/conv2d@gemm1x1+act") != nullptr);
+  // Identical modules are embedded once: ops whose .comp files include the same shader.
+  CHECK(msc_vk::FindEmbeddedShader("nn/conv1d@direct")->words ==
+        msc_vk::FindEmbeddedShader("nn/conv2d@direct")->words);
+  CHECK(msc_vk::FindEmbeddedShader("nn/dense")->words ==
+        msc_vk::FindEmbeddedShader("matmul")->words);
+  CHECK(msc_vk::FindEmbeddedShader("nn/conv2d@gemm1x1+act")->words != gemm->words);
+  CHECK(msc_vk::FindEmbeddedShader("nn/conv2d@direct")->words !=
+        msc_vk::FindEmbeddedShader("msc/conv2d_bias@direct")->words);
 }
 
 TEST_CASE("device limits and bad bindings are errors") {

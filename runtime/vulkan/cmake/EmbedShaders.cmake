@@ -25,6 +25,19 @@
 # fp16 projects and float16 graphs pass F16; a float32 model needs none of them).
 # Variants combine in the order sg, act, f16 ("<stem>+sg+act+f16" has all three). Several may be
 # listed on one line: "// msc_vk:variants ext sg act f16".
+#
+# Kernels: a .comp with "// msc_vk:kernel <name> [<variant>...]" lines (lower-case names) is one
+# SPIR-V module per kernel instead of one module: "<stem>@<name>" compiled with
+# -DMSC_VK_KERNEL=MODE_<NAME> (the shader #defines MODE_<NAME> as that kernel's number and uses
+# `const uint MODE = MSC_VK_KERNEL;`), with the variants listed on that kernel's line
+# ("<stem>@<name>+sg+act"; such a .comp has no msc_vk:variants line). "<stem>" itself is then
+# not embedded. It is for shaders that hold several kernels selected by one constant
+# (common/conv2d.glsl's eight convolution algorithms): lavapipe's pipeline creation time grows
+# with the size of the whole unspecialized module, and glslc -O drops the other kernels' code from
+# each one (nn/conv2d's Winograd input transform: 7 KB instead of 400 KB).
+#
+# Identical modules (ops whose .comp files include the same shader: matmul, nn/dense, msc/linear;
+# nn/conv1d@direct and nn/conv2d@direct) are embedded once (embed_spirv.cmake).
 include_guard(GLOBAL)
 
 
@@ -63,26 +76,46 @@ function(msc_vk_embed_shaders target)
       message(FATAL_ERROR "msc_vk_embed_shaders(${target}): no shader for '${stem}': expected ${src}")
     endif()
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})  # variant marker
+    # (base, its variant marker) pairs: the shader itself, or one per "// msc_vk:kernel" line.
     file(STRINGS ${src} variant_marker REGEX "^// msc_vk:variants( (ext|sg|act|f16))+$")
-    set(variants "${stem}")
-    if(variant_marker MATCHES " ext( |$)")
-      list(APPEND variants "${stem}+ext")
-    endif()
-    set(float_variants "${stem}")  # the float kernels that act and f16 extend
-    if(variant_marker MATCHES " sg( |$)")
-      list(APPEND float_variants "${stem}+sg")
-    endif()
-    if(ARG_ACT AND variant_marker MATCHES " act( |$)")
-      foreach(v ${float_variants})
-        list(APPEND float_variants "${v}+act")
+    file(STRINGS ${src} kernel_lines REGEX "^// msc_vk:kernel [a-z0-9_]+( (ext|sg|act|f16))*$")
+    set(bases "${stem}")
+    set(markers_${stem} "${variant_marker}")
+    if(kernel_lines)
+      if(variant_marker)
+        message(FATAL_ERROR "${src}: a shader of kernels lists its variants per kernel "
+                            "(// msc_vk:kernel <name> <variant>...), not on a msc_vk:variants line")
+      endif()
+      set(bases "")
+      foreach(line ${kernel_lines})
+        string(REGEX MATCH "^// msc_vk:kernel ([a-z0-9_]+)(.*)$" _ "${line}")
+        list(APPEND bases "${stem}@${CMAKE_MATCH_1}")
+        set(markers_${stem}@${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
       endforeach()
     endif()
-    if(ARG_F16 AND variant_marker MATCHES " f16( |$)")
-      foreach(v ${float_variants})
-        list(APPEND float_variants "${v}+f16")
-      endforeach()
-    endif()
-    list(APPEND variants ${float_variants})
+    set(variants "")
+    foreach(base ${bases})
+      set(marker "${markers_${base}}")
+      list(APPEND variants "${base}")
+      if(marker MATCHES " ext( |$)")
+        list(APPEND variants "${base}+ext")
+      endif()
+      set(float_variants "${base}")  # the float kernels that act and f16 extend
+      if(marker MATCHES " sg( |$)")
+        list(APPEND float_variants "${base}+sg")
+      endif()
+      if(ARG_ACT AND marker MATCHES " act( |$)")
+        foreach(v ${float_variants})
+          list(APPEND float_variants "${v}+act")
+        endforeach()
+      endif()
+      if(ARG_F16 AND marker MATCHES " f16( |$)")
+        foreach(v ${float_variants})
+          list(APPEND float_variants "${v}+f16")
+        endforeach()
+      endif()
+      list(APPEND variants ${float_variants})
+    endforeach()
     list(REMOVE_DUPLICATES variants)
     foreach(variant ${variants})
       set(spv ${out_dir}/${variant}.spv)
@@ -103,6 +136,10 @@ function(msc_vk_embed_shaders target)
       endif()
       if(variant MATCHES "\\+f16$")
         list(APPEND variant_flags -DMSC_VK_F16=1)
+      endif()
+      if(variant MATCHES "@([a-z0-9_]+)")
+        string(TOUPPER "${CMAKE_MATCH_1}" kernel)
+        list(APPEND variant_flags -DMSC_VK_KERNEL=MODE_${kernel})
       endif()
       add_custom_command(
         OUTPUT ${spv}

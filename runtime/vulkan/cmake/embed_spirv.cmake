@@ -1,5 +1,6 @@
 # Build-time script of msc_vk_embed_shaders(): -DOUTPUT=<file.cc> -DSPV_DIR=<dir>
-# -DSTEMS=<comma-separated stems>. Writes C++ arrays of the SPIR-V words (little-endian files).
+# -DSTEMS=<comma-separated stems>. Writes C++ arrays of the SPIR-V words (little-endian files), one
+# array per distinct module.
 string(REPLACE "," ";" stems "${STEMS}")
 set(body "")
 set(table "")
@@ -11,10 +12,19 @@ foreach(stem ${stems})
   if(n EQUAL 0 OR NOT rem EQUAL 0)
     message(FATAL_ERROR "${SPV_DIR}/${stem}.spv is not a SPIR-V word stream")
   endif()
-  string(REGEX REPLACE "(..)(..)(..)(..)" "0x\\4\\3\\2\\1u," words "${hex}")
-  string(REGEX REPLACE "((0x........u,){8})" "\\1\n    " words "${words}")
-  string(APPEND body "// ${stem}.comp\nconst uint32_t kShader${i}[] = {\n    ${words}};\n\n")
-  string(APPEND table "    {\"${stem}\", kShader${i}, sizeof(kShader${i}) / sizeof(uint32_t)},\n")
+  # A module identical to an earlier one (a variant that changes nothing in that kernel) points to
+  # the earlier array.
+  string(SHA256 digest "${hex}")
+  if(DEFINED first_${digest})
+    set(array kShader${first_${digest}})
+  else()
+    set(first_${digest} ${i})
+    set(array kShader${i})
+    string(REGEX REPLACE "(..)(..)(..)(..)" "0x\\4\\3\\2\\1u," words "${hex}")
+    string(REGEX REPLACE "((0x........u,){8})" "\\1\n    " words "${words}")
+    string(APPEND body "// ${stem}.comp\nconst uint32_t ${array}[] = {\n    ${words}};\n\n")
+  endif()
+  string(APPEND table "    {\"${stem}\", ${array}, sizeof(${array}) / sizeof(uint32_t)},\n")
   math(EXPR i "${i} + 1")
 endforeach()
 if(i EQUAL 0)

@@ -5,7 +5,12 @@
 //   ih = oh*sh - pt + kh*dh,  iw = ow*sw - pl + kw*dw  (outside the input: 0)
 //   X: NCHW, W: OIHW with I = C / groups (Cg), Y: NCHW; o in group g = o / Og, Og = O / groups.
 //
-// One shader, five kernels selected by the MODE specialization constant (ops_gemm.cc picks them):
+// One shader, eight kernels (MODEs; ops_gemm.cc picks them). Each is its own SPIR-V module: the
+// including .comp has a "// msc_vk:kernel <name> <variants>" line per kernel (direct, wino_input,
+// gemm1x1, wino_gemm, wino_output, depthwise, im2col, im2col_gemm: MODE_<NAME> below), and
+// EmbedShaders.cmake compiles "<stem>@<name>" with -DMSC_VK_KERNEL=MODE_<NAME>, so MODE is a
+// compile-time constant and each module holds one kernel's code (lavapipe compiles a pipeline in
+// time that grows with the whole module, not with the specialized kernel).
 //
 // MODE 0, direct (any conv): each invocation computes CONV_BM (16) output channels x CONV_BN (8)
 //   consecutive output pixels (flattened oh*OW + ow). DEPTHWISE (Cg == 1 and Og == 1) computes
@@ -69,7 +74,7 @@
 //           site (EPILOGUE_ROWS8: MODEs 0, 2, 5, 7; MODE 4) applies it; MODEs 1, 3 and 6 write workspaces
 //           and take RES = 0.
 //
-// SG (the "+sg" variant, MSC_VK_SUBGROUP; spec constant 9 = the subgroup size 4, 8 or 16, else
+// SG (the "+sg" variant, MSC_VK_SUBGROUP; spec constant 8 = the subgroup size 4, 8 or 16, else
 // 0) in the GEMM MODEs 2, 3, 7: when all lanes of a subgroup fall in one row block (they share
 // m0), lane l fetches W rows m0 + l, m0 + SG + l, ... and subgroupShuffle hands each row to every
 // lane: 16 / SG row fetches per lane and k-step instead of 16 (as gemm.glsl SG). Subgroups that
@@ -82,21 +87,6 @@
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 
-layout(constant_id = 0) const uint ACT = 0;        // act.glsl: 1 clamp, 16 + a unary op
-layout(constant_id = 1) const uint WVEC4 = 0;      // 1: W view is vec4 (Cg*KH*KW % 4 == 0)
-layout(constant_id = 2) const uint DEPTHWISE = 0;  // 1: Cg == 1 and Og == 1
-layout(constant_id = 3) const uint STORE4 = 0;     // 1: OH*OW % 4 == 0, vec4 stores
-layout(constant_id = 4) const uint MODE = 0;       // see the header
-layout(constant_id = 5) const uint WINO_F = 2;     // Winograd output tile: F(2x2,3x3) or F(4x4,3x3)
-layout(constant_id = 6) const uint DW_K = 3;       // MODE 5: kernel size (3 or 5)
-layout(constant_id = 7) const uint DW_S = 1;       // MODE 5: stride (1 or 2)
-layout(constant_id = 8) const uint RES = 0;        // 1: v += R[element] before the activation
-layout(constant_id = 9) const uint SG = 0;         // "+sg": subgroup size (4, 8, 16); 0: off
-layout(constant_id = 10) const uint DW_XVEC4 = 0;  // MODE 5: X read as vec4 texels (W % 4 == 0)
-layout(constant_id = 11) const uint DW_OFF = 0;    // MODE 5, DW_XVEC4: (-pl) mod 4, see there
-layout(constant_id = 12) const uint XU4 = 0;       // MODE 2, STORE4 = 0: X as vec4 texels, see GemmK
-#define SG_ROWS (CONV_BM / 4)                      // W row fetches per lane, at most (SG = 4)
-
 #define MODE_DIRECT 0
 #define MODE_WINO_INPUT 1
 #define MODE_GEMM1X1 2
@@ -105,6 +95,25 @@ layout(constant_id = 12) const uint XU4 = 0;       // MODE 2, STORE4 = 0: X as v
 #define MODE_DEPTHWISE 5
 #define MODE_IM2COL 6
 #define MODE_IM2COL_GEMM 7
+
+#ifndef MSC_VK_KERNEL
+#error "conv2d.glsl: one module per kernel, -DMSC_VK_KERNEL=MODE_<NAME> (msc_vk:kernel lines)"
+#endif
+const uint MODE = MSC_VK_KERNEL;  // see the header
+
+layout(constant_id = 0) const uint ACT = 0;        // act.glsl: 1 clamp, 16 + a unary op
+layout(constant_id = 1) const uint WVEC4 = 0;      // 1: W view is vec4 (Cg*KH*KW % 4 == 0)
+layout(constant_id = 2) const uint DEPTHWISE = 0;  // 1: Cg == 1 and Og == 1
+layout(constant_id = 3) const uint STORE4 = 0;     // 1: OH*OW % 4 == 0, vec4 stores
+layout(constant_id = 4) const uint WINO_F = 2;     // Winograd output tile: F(2x2,3x3) or F(4x4,3x3)
+layout(constant_id = 5) const uint DW_K = 3;       // MODE 5: kernel size (3 or 5)
+layout(constant_id = 6) const uint DW_S = 1;       // MODE 5: stride (1 or 2)
+layout(constant_id = 7) const uint RES = 0;        // 1: v += R[element] before the activation
+layout(constant_id = 8) const uint SG = 0;         // "+sg": subgroup size (4, 8, 16); 0: off
+layout(constant_id = 9) const uint DW_XVEC4 = 0;   // MODE 5: X read as vec4 texels (W % 4 == 0)
+layout(constant_id = 10) const uint DW_OFF = 0;    // MODE 5, DW_XVEC4: (-pl) mod 4, see there
+layout(constant_id = 11) const uint XU4 = 0;       // MODE 2, STORE4 = 0: X as vec4 texels, see GemmK
+#define SG_ROWS (CONV_BM / 4)                      // W row fetches per lane, at most (SG = 4)
 
 #define DW_R 2  // MODE 5: output rows per invocation
 #define DW_C 8  // MODE 5: output columns per invocation
