@@ -596,13 +596,22 @@ def ratio_line(res, msc, peers):
 
 def profile_rows(out, n):
     """The header and the `n` costliest op types of a `model --profile` output (harness.cc
-    PrintProfile: stem, dispatches, ms per inference, share of GPU time)."""
+    PrintProfile: stem, dispatches, ms per inference, share of GPU time), then its start-up section
+    (PrintPipelines: pipelines created, host ms) with the 3 costliest shader modules."""
     lines = out.splitlines()
-    for i, ln in enumerate(lines):
-        if ln.startswith("profile:"):
-            rows = [r for r in lines[i + 1:] if r.startswith("  ")]
-            return [ln] + rows[:n] + (["  ... %d more op types" % (len(rows) - n)] if len(rows) > n else [])
-    return ["(no profile in the output)"]
+
+    def section(prefix, k, what):
+        for i, ln in enumerate(lines):
+            if ln.startswith(prefix):
+                rows = []
+                for r in lines[i + 1:]:
+                    if not r.startswith("  "):
+                        break
+                    rows.append(r)
+                return [ln] + rows[:k] + (["  ... %d more %s" % (len(rows) - k, what)] if len(rows) > k else [])
+        return []
+    got = section("profile:", n, "op types") + section("pipelines:", 3, "shader modules")
+    return got or ["(no profile in the output)"]
 
 
 def render(results, peers, models, info, profiles=None):
@@ -642,7 +651,8 @@ def render(results, peers, models, info, profiles=None):
     if profiles:
         out += ["### Appendix: where msc-codegen's Vulkan time goes (`model --bench N --profile`)", "",
                 "GPU time per op type from timestamp queries around every dispatch (mean per inference; "
-                "conv rows split by algorithm), the costliest first.", ""]
+                "conv rows split by algorithm), the costliest first; then the start-up: host time creating "
+                "the pipelines, per shader module.", ""]
         for (name, p), rows in sorted(profiles.items()):
             out += ["%s, %s:" % (name, p), "", "```"] + rows + ["```", ""]
     out.append(MARK_END)

@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -187,6 +188,27 @@ void PrintProfile(const Program& program) {
                 e.total_ns / runs / 1e6, total > 0 ? 100.0 * e.total_ns / total : 0.0);
 }
 
+// "pipelines: ..." then one line per shader stem, most creation time first (start-up):
+//   "  nn/conv2d@gemm1x1+sg                    3 pipelines    120.000 ms   14.8%"
+// `build_ms`: the whole model build (weights, buffers, pipelines), for scale.
+void PrintPipelines(const Program& program, double build_ms) {
+  std::vector<std::pair<std::string, Program::PipelineEntry>> rows(program.PipelineStats().begin(),
+                                                                   program.PipelineStats().end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.total_ns > b.second.total_ns; });
+  double total = 0;
+  size_t count = 0;
+  for (const auto& r : rows) {
+    total += r.second.total_ns;
+    count += r.second.pipelines;
+  }
+  std::printf("pipelines: %zu created in %.3f ms on the host (model build: %.3f ms), per shader:\n",
+              count, total / 1e6, build_ms);
+  for (const auto& [stem, e] : rows)
+    std::printf("  %-36s %4zu pipelines %10.3f ms %6.1f%%\n", stem.c_str(), e.pipelines,
+                e.total_ns / 1e6, total > 0 ? 100.0 * e.total_ns / total : 0.0);
+}
+
 }  // namespace
 
 std::string Usage(const std::string& program) {
@@ -195,7 +217,8 @@ std::string Usage(const std::string& program) {
          "       [--bench N] [--warmup N] [--profile] [--validation] [--verbose] [--list-devices]\n"
          "       [--save-outputs FILE]\n"
          "Runs the golden check (default) or N timed inferences (--bench N); --profile adds the\n"
-         "GPU time per op type, from timestamp queries around every dispatch. --save-outputs\n"
+         "GPU time per op type, from timestamp queries around every dispatch, and the host time\n"
+         "spent creating pipelines per shader (start-up). --save-outputs\n"
          "writes the outputs on the golden inputs to FILE (safetensors) instead of checking them.\n"
          "Environment: MSC_VK_DEVICE=INDEX selects the device when --device is absent.\n";
 }
@@ -261,7 +284,11 @@ int RunMain(int argc, char** argv, const BuildFn& build, const MainOptions& defa
     copt.verbose = opt.verbose;
     Context ctx(copt);
     std::printf("device: %s\n", ctx.Describe().c_str());
+    const auto build_start = std::chrono::steady_clock::now();
     std::unique_ptr<Model> model = build(ctx, opt.weights);
+    const double build_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start)
+            .count();
     if (opt.profile) model->program().EnableProfiling();
     int status = 0;
     if (opt.bench > 0) {
@@ -271,7 +298,10 @@ int RunMain(int argc, char** argv, const BuildFn& build, const MainOptions& defa
     } else {
       status = GoldenCheck(*model, opt);
     }
-    if (opt.profile) PrintProfile(model->program());
+    if (opt.profile) {
+      PrintProfile(model->program());
+      PrintPipelines(model->program(), build_ms);
+    }
     model.reset();
     if (ctx.message_count() > 0) {
       std::printf("FAIL: %zu Vulkan validation message(s) reported\n", ctx.message_count());

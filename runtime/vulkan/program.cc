@@ -1,5 +1,6 @@
 #include "program.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "context.h"
@@ -260,8 +261,13 @@ Kernel& Program::AddKernelSpirv(const std::string& stem, const uint32_t* words, 
   for (uint32_t v : spec) key += "|" + std::to_string(v);
   auto it = pipelines_.find(key);
   if (it == pipelines_.end()) {
+    const auto start = std::chrono::steady_clock::now();
     auto p = std::make_unique<Pipeline>(ctx_, stem, words, word_count, types,
                                         static_cast<uint32_t>(push_bytes), spec);
+    PipelineEntry& e = pipeline_stats_[stem];
+    e.pipelines += 1;
+    e.total_ns +=
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
     it = pipelines_.emplace(key, std::move(p)).first;
   }
 

@@ -160,6 +160,17 @@ class Program {
   const std::map<std::string, ProfileEntry>& Profile() const { return profile_; }
   size_t profiled_runs() const { return profiled_runs_; }
 
+  // Host time spent creating compute pipelines (vkCreateComputePipelines, in AddKernel) per shader
+  // stem ("nn/conv2d@gemm1x1+sg": {pipelines created, total ns}): one pipeline per distinct
+  // (stem, bindings, push size, specialization constants). On CPU drivers (lavapipe) creation
+  // compiles the shader and is most of a model's start-up; its time grows with the size of the
+  // whole SPIR-V module, not of the specialized kernel.
+  struct PipelineEntry {
+    size_t pipelines = 0;
+    double total_ns = 0;
+  };
+  const std::map<std::string, PipelineEntry>& PipelineStats() const { return pipeline_stats_; }
+
   size_t num_kernels() const { return kernels_.size(); }
   size_t num_dispatches() const { return dispatches_.size(); }
   // Workgroups of all dispatches (sum of gx * gy * gz): how much of the grids the kernels fill.
@@ -202,6 +213,7 @@ class Program {
   size_t num_barriers_ = 0;
   VkQueryPool queries_ = VK_NULL_HANDLE;  // profiling: dispatches + 1 timestamps
   std::map<std::string, ProfileEntry> profile_;
+  std::map<std::string, PipelineEntry> pipeline_stats_;
   size_t profiled_runs_ = 0;
 };
 

@@ -125,6 +125,29 @@ TEST_CASE("non-UMA path: staging copies recorded into the same command buffer") 
   vkt::ExpectNoValidationMessages(ctx);
 }
 
+TEST_CASE("Program::PipelineStats counts each pipeline once, per shader module") {
+  auto& ctx = vkt::Ctx();
+  vkt::Arena ar(ctx, 1 << 20);
+  Tensor x = ar.Input("x", {64}, vkt::Random(64, 4)), y = ar.Alloc("y", {64}),
+         z = ar.Alloc("z", {64});
+  msc_vk::Program p(ctx);
+  CHECK(p.PipelineStats().empty());
+  ops::Relu(p, x, y);
+  ops::Relu(p, y, z);     // same shader, bindings and constants: the pipeline is reused
+  ops::Sigmoid(p, y, z);  // another op code (specialization constant): a second pipeline
+  Tensor a = ar.Input("a", {8, 8}, vkt::Random(64, 5)),
+         b = ar.Input("b", {8, 8}, vkt::Random(64, 6)), m = ar.Alloc("m", {8, 8});
+  ops::Matmul(p, a, b, m);
+  const auto& stats = p.PipelineStats();
+  REQUIRE(stats.count("unary") == 1);
+  CHECK(stats.at("unary").pipelines == 2);
+  CHECK(stats.at("unary").total_ns > 0);
+  size_t pipelines = 0;
+  for (const auto& [stem, e] : stats) pipelines += e.pipelines;
+  CHECK(pipelines == 3);  // unary twice, one GEMM kernel (matmul or its +sg variant)
+  vkt::ExpectNoValidationMessages(ctx);
+}
+
 TEST_CASE("a large 1-D op uses a folded 2-D grid (> 65535 workgroups in x)") {
   auto& ctx = vkt::Ctx();
   const int64_t n = 4200001;  // odd: one element per invocation -> 65626 workgroups of 64

@@ -3,11 +3,13 @@ a missing optional feature, a missing shader, a malformed fault spec. Each must 
 `error: ...` on stderr and exit status 2 (README of runtime/vulkan: 0 pass, 1 mismatch, 2 error),
 with no crash, no hang and no validation-layer message; the faults are injected through the
 runtime's MSC_VK_FAULT test hook (runtime/vulkan/fault.h), all under VK_LAYER_KHRONOS_validation.
+The same binary's --profile report is checked here too.
 
 MSC_VK_PROJECTS: the generated project(s) to use, separated by ':' (ctest: the merged project of
 every example that e2e_merged builds); the last must hold int64 kernels (text_transformer's indices).
 """
 import os
+import re
 import subprocess
 
 import pytest
@@ -58,6 +60,30 @@ def test_project_passes_without_faults(conv):
     proc = run(conv, {})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "golden check: PASS" in proc.stdout
+
+
+def test_profile_reports_gpu_time_and_pipeline_creation(conv):
+    """--profile: the GPU time per op type, then the start-up: pipelines created per shader module
+    (harness.cc PrintPipelines), whose counts add up to the header's and whose times are positive."""
+    proc = run(conv, {}, "--bench", "2", "--warmup", "1", "--profile")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(l.startswith("profile: GPU time per op type") for l in lines), proc.stdout
+    head = [i for i, l in enumerate(lines) if l.startswith("pipelines: ")]
+    assert len(head) == 1, proc.stdout
+    m = re.match(r"pipelines: (\d+) created in ([\d.]+) ms on the host \(model build: ([\d.]+) ms\)",
+                 lines[head[0]])
+    assert m, lines[head[0]]
+    rows = []
+    for l in lines[head[0] + 1:]:
+        r = re.match(r"  (\S+)\s+(\d+) pipelines\s+([\d.]+) ms\s+([\d.]+)%$", l)
+        if not r:
+            break
+        rows.append((r.group(1), int(r.group(2)), float(r.group(3))))
+    assert rows and sum(n for _, n, _ in rows) == int(m.group(1)), proc.stdout
+    assert all(ms > 0 for _, _, ms in rows) and float(m.group(2)) <= float(m.group(3)), proc.stdout
+    # The convolutions run one kernel module each ("<stem>@<kernel>", EmbedShaders.cmake).
+    assert any("conv2d" in stem and "@" in stem for stem, _, _ in rows), proc.stdout
 
 
 def test_no_vulkan_device(conv):
