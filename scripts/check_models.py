@@ -21,7 +21,8 @@ the export or a check failed; "n/a" where torch.fx cannot trace the model) -- an
 anything failed.
 
 Models: the examples (examples/<name>/export.py, their own data and training; paths fx and export),
-torchvision's (examples/models/export.py's, calibrated; seeded random weights) and Hugging Face
+torchvision's (examples/models/export.py's, calibrated; seeded random weights; --models takes any
+torchvision.models classification builder, e.g. densenet121) and Hugging Face
 `transformers` architectures built from small configs with random weights (no hub download): a
 BERT encoder, GPT-2, a LLaMA decoder (RoPE, RMSNorm, grouped-query attention) and a ViT; and
 tests/export/aten_models.py's op-family models (export paths only).
@@ -107,7 +108,7 @@ def export_one(model_name, path, out, image_size):
             raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "export failed")
         with open(os.path.join(out, "graph.json"), encoding="utf-8") as f:
             return len(json.load(f)["nodes"])
-    if model_name in TORCHVISION:
+    if model_name in TORCHVISION or is_torchvision_builder(model_name):
         import export as models_export  # examples/models/export.py
         model = models_export.build(model_name, 0, image_size)
         shapes, dtypes, inputs = [[1, 3, image_size, image_size]], None, None
@@ -127,6 +128,13 @@ def export_one(model_name, path, out, image_size):
         result = export_torch(model, shapes, input_dtypes=dtypes, inputs=inputs, via=via)
     write_export(result, out)
     return len(result.graph.nodes)
+
+
+def is_torchvision_builder(name):
+    """Whether torchvision.models has a classification model builder `name` (e.g. densenet121):
+    --models takes any, beyond the TORCHVISION list that the default run covers."""
+    import torchvision
+    return name in torchvision.models.list_models(module=torchvision.models)
 
 
 def check(saved, golden, backend, prefix=""):
