@@ -188,14 +188,15 @@ ConvAlgo PickConvAlgo(const Program& p, const Tensor& w, int64_t C, int64_t O, i
 }
 
 // U[xi, o, c] = (G w[o, c] G^T)[xi] for a 3x3 kernel with conv2d.glsl's G for F(FxF, 3x3)
-// (Lavin & Gray 2016), computed in double. w: [O, C, 3, 3] row-major; u: [(F+2)^2, O, C].
+// (F = 4: on the points 0, -1, 1, 1/2, -2, see there), computed in double. w: [O, C, 3, 3]
+// row-major; u: [(F+2)^2, O, C].
 void WinogradWeights(const float* w, int64_t O, int64_t C, int F, float* u) {
   static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  static const double G4[6][3] = {{1.0 / 4, 0, 0},
-                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+  static const double G4[6][3] = {{1, 0, 0},
+                                  {-1.0 / 3, 1.0 / 3, -1.0 / 3},
+                                  {1.0 / 3, 1.0 / 3, 1.0 / 3},
+                                  {-16.0 / 15, -8.0 / 15, -4.0 / 15},
+                                  {1.0 / 15, -2.0 / 15, 4.0 / 15},
                                   {0, 0, 1}};
   const int S = F + 2;
   const double(*G)[3] = F == 2 ? G2 : G4;
@@ -269,8 +270,8 @@ void WinogradConv(Program& p, const char* optype, const char* stem, const Tensor
   const int64_t T = N * ((push.OH + F - 1) / F) * ((push.OW + F - 1) / F), Tp = (T + 3) / 4 * 4;
   U32(XI * std::max({C * Tp, O * Tp, O * C}), optype, y, "Winograd workspace elements");
   // U is float32 even for float16 weights (--precision fp16): U rounded to float16 made errors of
-  // 3% on a 17-channel F(4x4) case (the transforms' coefficients, up to 8 in A and 5 in B, amplify
-  // U's rounding; test_conv_algos "float16 weights").
+  // 3% on a 17-channel F(4x4) case (the transforms' coefficients, up to 8 in A, amplify U's
+  // rounding; test_conv_algos "float16 weights").
   const Tensor u = p.AddBuffer(y.name + ".winograd_u", DType::kFloat32, {XI, O, C});
   const Tensor v = p.AddBuffer(y.name + ".winograd_v", DType::kFloat32, {XI, C, Tp});
   const Tensor m = p.AddBuffer(y.name + ".winograd_m", DType::kFloat32, {XI, O, Tp});

@@ -5,6 +5,7 @@
 // downloads the weights through a staging buffer. Every algorithm also with the fused residual
 // (Conv2dAttrs::residual): y = act(conv + bias + residual).
 #include <algorithm>
+#include <cmath>
 
 #include "reference.h"
 #include "test_util.h"
@@ -112,6 +113,56 @@ TEST_CASE("Winograd F(2x2,3x3) / F(4x4,3x3) convolution matches the reference on
   // MSC_VK_CONV=direct forces the direct kernel.
   vkt::ScopedEnv env("MSC_VK_CONV", "direct");
   RunCase(vkt::Ctx(), cases[1], 910, true, 1, "nn/conv2d [direct]");
+}
+
+TEST_CASE("Winograd F(4x4,3x3) accuracy: deep channel sums stay near the direct kernel's error") {
+  // 256 channels of post-ReLU-like activations (uniform [0, 1)) and He-scaled weights, 3x3,
+  // padding 1, a 16x16 image: the worst absolute error of each kernel against a double-precision
+  // convolution. With conv2d.glsl's F(4x4) points (0, -1, 1, 1/2, -2) F(4x4) measured 5.8e-6,
+  // below the direct kernel's 6.7e-6 (F(2x2): 1.6e-6); with Lavin & Gray's (0, +-1, +-2), whose
+  // transforms multiply by up to 8, 1.9e-5, which fails here.
+  const int64_t C = 256, O = 32, H = 16, W = 16;
+  const Shape xs = {1, C, H, W}, ws = {O, C, 3, 3}, ys = {1, O, H, W};
+  auto xd = vkt::Random(msc_vk::NumElements(xs), 4242, 0.0f, 1.0f);
+  const float scale = static_cast<float>(std::sqrt(2.0 / (C * 9)) * std::sqrt(3.0));
+  auto wd = vkt::Random(msc_vk::NumElements(ws), 4243, -scale, scale);
+  std::vector<double> ref(static_cast<size_t>(O * H * W), 0.0);
+  for (int64_t o = 0; o < O; ++o)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t kh = 0; kh < 3; ++kh)
+        for (int64_t kw = 0; kw < 3; ++kw) {
+          const double wv = wd[static_cast<size_t>(((o * C + c) * 3 + kh) * 3 + kw)];
+          for (int64_t i = 0; i < H; ++i)
+            for (int64_t j = 0; j < W; ++j) {
+              const int64_t ih = i + kh - 1, iw = j + kw - 1;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+              ref[static_cast<size_t>((o * H + i) * W + j)] +=
+                  wv * xd[static_cast<size_t>((c * H + ih) * W + iw)];
+            }
+        }
+  auto max_error = [&](const char* env, const char* value, const std::string& row) {
+    vkt::ScopedEnv scoped(env, value);
+    vkt::Arena ar(vkt::Ctx());
+    msc_vk::Tensor x = ar.Input("x", xs, xd), w = ar.Input("w", ws, wd), y = ar.Alloc("y", ys);
+    msc_vk::Program p(vkt::Ctx());
+    p.EnableProfiling();
+    p.MarkConstant(w);
+    ops::Conv2d(p, x, w, y, ops::Conv2dAttrs{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1, kNone, nullptr});
+    p.Run();
+    CHECK(p.Profile().count(row) == 1);
+    const std::vector<float> got = ar.Read(y);
+    double err = 0;
+    for (size_t i = 0; i < got.size(); ++i) err = std::max(err, std::abs(got[i] - ref[i]));
+    return err;
+  };
+  const double f4 = max_error("MSC_VK_WINOGRAD_TILE", "4", "nn/conv2d [winograd out]");
+  const double f2 = max_error("MSC_VK_WINOGRAD_TILE", "2", "nn/conv2d [winograd out]");
+  const double direct = max_error("MSC_VK_CONV", "direct", "nn/conv2d [direct]");
+  INFO("max abs error: F(4x4) " << f4 << ", F(2x2) " << f2 << ", direct " << direct);
+  CHECK(f4 < 1e-5);
+  CHECK(f2 < 5e-6);
+  CHECK(direct < 1.5e-5);
+  vkt::ExpectNoValidationMessages(vkt::Ctx());
 }
 
 TEST_CASE("1x1 convolution as a register-blocked GEMM matches the reference") {
