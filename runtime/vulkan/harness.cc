@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "bench.h"
@@ -168,17 +169,26 @@ void Bench(Model& model, const MainOptions& opt) {
   std::printf("bench: %s\n", s.Summary().c_str());
 }
 
+// The entries of a per-stem timing map (Program::Profile / PipelineStats: each has total_ns), most
+// time first, and *total = the sum of their total_ns.
+template <class Entry>
+std::vector<std::pair<std::string, Entry>> MostTimeFirst(const std::map<std::string, Entry>& stats,
+                                                         double* total) {
+  std::vector<std::pair<std::string, Entry>> rows(stats.begin(), stats.end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.total_ns > b.second.total_ns; });
+  *total = 0;
+  for (const auto& r : rows) *total += r.second.total_ns;
+  return rows;
+}
+
 // "profile: ..." then one line per op type, most GPU time first:
 //   "  nn/conv2d            20 dispatches    12.345 ms   45.6%"
 void PrintProfile(const Program& program) {
   const size_t runs = program.profiled_runs();
   if (runs == 0) return;
-  std::vector<std::pair<std::string, Program::ProfileEntry>> rows(program.Profile().begin(),
-                                                                  program.Profile().end());
-  std::sort(rows.begin(), rows.end(),
-            [](const auto& a, const auto& b) { return a.second.total_ns > b.second.total_ns; });
   double total = 0;
-  for (const auto& r : rows) total += r.second.total_ns;
+  const auto rows = MostTimeFirst(program.Profile(), &total);
   std::printf(
       "profile: GPU time per op type, mean of %zu run(s) (timestamps; each dispatch with "
       "the barrier before it): %.3f ms\n",
@@ -192,16 +202,10 @@ void PrintProfile(const Program& program) {
 //   "  nn/conv2d@gemm1x1+sg                    3 pipelines    120.000 ms   14.8%"
 // `build_ms`: the whole model build (weights, buffers, pipelines), for scale.
 void PrintPipelines(const Program& program, double build_ms) {
-  std::vector<std::pair<std::string, Program::PipelineEntry>> rows(program.PipelineStats().begin(),
-                                                                   program.PipelineStats().end());
-  std::sort(rows.begin(), rows.end(),
-            [](const auto& a, const auto& b) { return a.second.total_ns > b.second.total_ns; });
   double total = 0;
+  const auto rows = MostTimeFirst(program.PipelineStats(), &total);
   size_t count = 0;
-  for (const auto& r : rows) {
-    total += r.second.total_ns;
-    count += r.second.pipelines;
-  }
+  for (const auto& r : rows) count += r.second.pipelines;
   std::printf("pipelines: %zu created in %.3f ms on the host (model build: %.3f ms), per shader:\n",
               count, total / 1e6, build_ms);
   for (const auto& [stem, e] : rows)

@@ -50,14 +50,14 @@ struct ConvPush {
 };
 
 // detail::Launch, with the kernel's profile row (Program::Profile) named "<stem> [label]" so that
-// `--profile` shows the time per convolution algorithm. `kernel`: the shader variant to run
-// (`stem`, or a conv kernel "<stem>@gemm1x1" with "+sg" / "+act"), with "+f16" appended when the
-// output binding is float16 (detail::FloatStem); the row names `stem` either way.
+// `--profile` shows the time per convolution algorithm. `kernel`: the shader module to run, one of
+// conv2d.glsl's kernels (KernelStem: "<stem>@gemm1x1", with "+sg" / "+act"), with "+f16" appended
+// when the output binding is float16 (detail::FloatStem).
 template <class P>
 void LaunchAs(Program& p, const char* stem, const char* label, std::vector<Binding> bindings,
               const P& push, const SpecConstants& spec, const std::array<uint32_t, 3>& grid,
-              const Tensor& y, const std::string& kernel = "") {
-  const std::string name = detail::FloatStem(kernel.empty() ? stem : kernel, bindings);
+              const Tensor& y, const std::string& kernel) {
+  const std::string name = detail::FloatStem(kernel, bindings);
   Kernel& k = p.AddKernel(name, std::move(bindings), push, spec, y.name);
   k.stem = std::string(stem) + " [" + label + "]" +
            (std::getenv("MSC_VK_PROFILE_NODES") ? " " + y.name : std::string());
