@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "generator/common/contains.h"
 #include "generator/weights/values.h"
 
 namespace msc::analyses {
@@ -40,9 +41,6 @@ std::vector<NodeFusion> FuseCore(const std::vector<FuseNode>& nodes,
                                  const std::vector<std::string>& residual_producers,
                                  const std::vector<std::string>& norms,
                                  const std::vector<std::string>& norm_producers) {
-  auto in = [](const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
   std::vector<NodeFusion> f(nodes.size());
   std::unordered_map<std::string_view, size_t> position;  // the last node of a name, as a map
   for (size_t i = 0; i < nodes.size(); ++i) position[*nodes[i].name] = i;
@@ -60,12 +58,13 @@ std::vector<NodeFusion> FuseCore(const std::vector<FuseNode>& nodes,
   // `e` is a relu/clip taking the tensor `t` as its only input, not fused yet.
   auto is_epilogue = [&](size_t e, const std::string& t) {
     const FuseNode& n = nodes[e];
-    return in(epilogues, *n.optype) && n.inputs.size() == 1 && *n.inputs[0] == t && f[e].into < 0;
+    return Contains(epilogues, *n.optype) && n.inputs.size() == 1 && *n.inputs[0] == t &&
+           f[e].into < 0;
   };
   auto fuse_producer = [&](size_t i) {
     const FuseNode& node = nodes[i];
-    const bool producer = in(producers, *node.optype);
-    const bool residual_producer = in(residual_producers, *node.optype);
+    const bool producer = Contains(producers, *node.optype);
+    const bool residual_producer = Contains(residual_producers, *node.optype);
     if ((!producer && !residual_producer) || node.outputs.size() != 1) return;
     if (node.out_graph_output || node.consumers.size() != 1) return;
     const FuseTensor& y = node.outputs[0];
@@ -78,8 +77,8 @@ std::vector<NodeFusion> FuseCore(const std::vector<FuseNode>& nodes,
       return;
     }
     // y = producer(...) + r, exactly two inputs, y's shape and dtype (no broadcasting), r not y.
-    if (!residual_producer || !in(residual, *consumer.optype) || consumer.inputs.size() != 2 ||
-        consumer.outputs.size() != 1)
+    if (!residual_producer || !Contains(residual, *consumer.optype) ||
+        consumer.inputs.size() != 2 || consumer.outputs.size() != 1)
       return;
     const bool first = *consumer.inputs[0] == *y.name, second = *consumer.inputs[1] == *y.name;
     if (first == second) return;  // y + y (or, impossibly, y not read)
@@ -101,14 +100,14 @@ std::vector<NodeFusion> FuseCore(const std::vector<FuseNode>& nodes,
     // Then the relu/clip after the add, unless the sum must stay materialized (graph output).
     if (consumer.out_graph_output || consumer.consumers.size() != 1) return;
     const size_t e = node_at(consumer.consumers[0]);
-    if (!in(producers, *node.optype) || !is_epilogue(e, *sum.name)) return;
+    if (!Contains(producers, *node.optype) || !is_epilogue(e, *sum.name)) return;
     f[i].epilogue = static_cast<long long>(e);
     f[e].into = static_cast<long long>(i);
   };
   // After P's epilogue / residual decisions: a norm reading P's last fused value, alone (above).
   auto fuse_norm = [&](size_t i) {
     const FuseNode& node = nodes[i];
-    if (!in(norm_producers, *node.optype) || node.outputs.size() != 1) return;
+    if (!Contains(norm_producers, *node.optype) || node.outputs.size() != 1) return;
     size_t last = i;  // the node whose output is the last fused value
     if (f[i].residual_add >= 0) last = static_cast<size_t>(f[i].residual_add);
     if (f[i].epilogue >= 0) last = static_cast<size_t>(f[i].epilogue);
@@ -118,7 +117,7 @@ std::vector<NodeFusion> FuseCore(const std::vector<FuseNode>& nodes,
     for (const std::string* cname : ln.consumers) {
       const size_t c = node_at(cname);
       const FuseNode& cn = nodes[c];
-      if (!in(norms, *cn.optype) || f[c].into >= 0 || cn.inputs.size() != 1 ||
+      if (!Contains(norms, *cn.optype) || f[c].into >= 0 || cn.inputs.size() != 1 ||
           *cn.inputs[0] != *t.name || cn.outputs.size() != 1 || *cn.outputs[0].dtype != *t.dtype ||
           *cn.outputs[0].shape != *t.shape)
         continue;
@@ -284,9 +283,6 @@ std::optional<std::vector<int64_t>> ViewStrides(const std::vector<int64_t>& shap
 void ViewCore(const Dataflow& dataflow, std::vector<NodeFusion>& f, const FusionOptions& o) {
   if (o.view_splits.empty() || o.view_consumers.empty()) return;
   const ir::MSCGraph& graph = dataflow.graph();
-  auto in = [](const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
   auto view_inputs = [&](const std::string& optype) -> const std::vector<size_t>* {
     for (const auto& [op, ks] : o.view_consumers)
       if (op == optype) return &ks;
@@ -301,7 +297,8 @@ void ViewCore(const Dataflow& dataflow, std::vector<NodeFusion>& f, const Fusion
   };
   for (size_t s = 0; s < graph.nodes.size(); ++s) {
     const ir::MSCJoint& split = graph.nodes[s];
-    if (!in(o.view_splits, split.optype) || split.inputs.size() != 1 || !untouched(s)) continue;
+    if (!Contains(o.view_splits, split.optype) || split.inputs.size() != 1 || !untouched(s))
+      continue;
     const ir::MSCTensor& x = dataflow.input(s, 0);
     if (!is_static(x.shape) || x.Numel() <= 0 || split.outputs.empty()) continue;
     // The split axis: the one dim where pieces differ from x; their sizes there sum to x's.
@@ -343,7 +340,7 @@ void ViewCore(const Dataflow& dataflow, std::vector<NodeFusion>& f, const Fusion
         if (std::find(members.begin(), members.end(), c) != members.end()) continue;
         if (!untouched(c)) {
           ok = false;
-        } else if (in(o.view_through, cn.optype)) {
+        } else if (Contains(o.view_through, cn.optype)) {
           // get_item: its output is inputs[index]; the others one input, re-shaped.
           const std::string* source = cn.inputs.empty() ? nullptr : &cn.inputs[0];
           if (cn.optype == "get_item") {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "generator/common/contains.h"
 #include "generator/common/error.h"
 
 namespace msc::analyses {
@@ -320,9 +321,6 @@ MemoryPlan PlanMemory(const Dataflow& dataflow, const FusionPlan& fusion,
     throw Error("memory plan: alignment " + std::to_string(options.alignment) +
                 " must be a positive number of bytes");
   const size_t n_nodes = graph.nodes.size();
-  auto listed = [](const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
   std::vector<PlanNode> pn(n_nodes);
   for (size_t i = 0; i < n_nodes; ++i) {
     const ir::MSCJoint& n = graph.nodes[i];
@@ -351,7 +349,7 @@ MemoryPlan PlanMemory(const Dataflow& dataflow, const FusionPlan& fusion,
       pn[i].unplanned = true;
       pn[i].read_at = f.into;
     }
-    pn[i].alias = (listed(options.alias_optypes, n.optype) || pn[i].fused) && !f.view;
+    pn[i].alias = (Contains(options.alias_optypes, n.optype) || pn[i].fused) && !f.view;
     if (f.view) {  // a split piece or a view of one, read in place by `into`: no bytes of its own
       pn[i].unplanned = true;
       pn[i].read_at = f.into;
@@ -365,7 +363,7 @@ MemoryPlan PlanMemory(const Dataflow& dataflow, const FusionPlan& fusion,
       // a negative index aliases nothing
       pn[i].get_item_index = *index < 0 ? SIZE_MAX : static_cast<size_t>(*index);
     }
-    if (n.outputs.size() == 1 && listed(options.concat_in_place, n.optype)) {
+    if (n.outputs.size() == 1 && Contains(options.concat_in_place, n.optype)) {
       const std::optional<int64_t> axis = IntAttr(n, opdefs, "axis");
       pn[i].concat = axis && ConcatSlicesContiguous(n.outputs[0].shape, *axis);
     }

@@ -9,6 +9,7 @@
 
 #include <boost/filesystem.hpp>
 
+#include "generator/common/contains.h"
 #include "generator/common/error.h"
 #include "generator/emit/context.h"
 #include "generator/emit/naming.h"
@@ -57,10 +58,6 @@ bool HasSnippet(const BackendSpec& spec, const std::string& optype) {
 }
 
 namespace {
-
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 /// Every node's optype has a snippet (or is rendered by project files alone).
 void CheckSnippets(const ir::MSCGraph& graph, const BackendSpec& spec) {

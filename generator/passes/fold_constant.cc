@@ -644,14 +644,9 @@ std::vector<Folded> FoldConstant(MSCGraph& graph, weights::TensorMap& weights) {
 
   // Tensors produced by constant nodes whose weight is bound and matches: tensor -> weight name.
   std::map<std::string, std::string> const_of;
-  for (const auto& n : graph.nodes) {
-    const MSCTensor* w = n.FindWeight("const");
-    if (n.optype != "constant" || !w || n.outputs.size() != 1) continue;
-    auto it = weights.find(w->name);
-    if (it != weights.end() && it->second.dtype == n.outputs[0].dtype &&
-        it->second.shape == n.outputs[0].shape && Evaluable(n.outputs[0]))
-      const_of[n.outputs[0].name] = w->name;
-  }
+  for (const auto& n : graph.nodes)
+    if (BoundConstant(n, weights) && Evaluable(n.outputs[0]))
+      const_of[n.outputs[0].name] = n.FindWeight("const")->name;
 
   struct Record {
     size_t pos;  ///< the folded node's position in the input graph

@@ -56,13 +56,9 @@ struct Index {
     auto it = producer.find(t);
     if (it == producer.end()) return std::nullopt;
     const MSCJoint& n = graph.nodes[it->second];
-    const MSCTensor* w = n.FindWeight("const");
-    if (n.optype != "constant" || !w || n.outputs.size() != 1) return std::nullopt;
-    auto b = weights.find(w->name);
-    if (b == weights.end() || b->second.dtype != n.outputs[0].dtype ||
-        b->second.shape != n.outputs[0].shape || n.outputs[0].Numel() < 0)
-      return std::nullopt;
-    return weights::ToValues(b->second);
+    const weights::Tensor* bound = BoundConstant(n, weights);
+    if (!bound || n.outputs[0].Numel() < 0) return std::nullopt;
+    return weights::ToValues(*bound);
   }
   /// A constant float holding one value.
   std::optional<double> Scalar(const std::string& t) const {

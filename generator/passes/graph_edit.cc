@@ -23,6 +23,16 @@ std::optional<std::vector<int64_t>> IntsAttr(const ir::MSCJoint& n, const std::s
   return v.get<std::vector<int64_t>>();
 }
 
+const weights::Tensor* BoundConstant(const ir::MSCJoint& n, const weights::TensorMap& weights) {
+  const ir::MSCTensor* w = n.FindWeight("const");
+  if (n.optype != "constant" || !w || n.outputs.size() != 1) return nullptr;
+  auto it = weights.find(w->name);
+  if (it == weights.end() || it->second.dtype != n.outputs[0].dtype ||
+      it->second.shape != n.outputs[0].shape)
+    return nullptr;
+  return &it->second;
+}
+
 std::string UniqueName(const std::string& base, std::set<std::string>& taken) {
   std::string name = base;
   for (int k = 1; taken.count(name); ++k) name = base + "_" + std::to_string(k);

@@ -1,5 +1,5 @@
-// Graph edits shared by the graph passes (generator/passes): typed attribute reads, fresh names,
-// rewired readers, and the weights a rewritten graph no longer reads.
+// Graph edits shared by the graph passes (generator/passes): typed attribute reads, bound
+// constants, fresh names, rewired readers, and the weights a rewritten graph no longer reads.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,11 @@ int64_t IntAttr(const ir::MSCJoint& n, const std::string& key, int64_t fallback)
 /// An int list attr; nullopt when absent or "" (null: the op's "all axes" / default). Throws as
 /// AttrValue.
 std::optional<std::vector<int64_t>> IntsAttr(const ir::MSCJoint& n, const std::string& key);
+
+/// The weight `n` makes when `n` is a `constant` node of one output whose "const" weight is bound
+/// in `weights` with that output's dtype and shape (what a pass may read as the tensor's values);
+/// else nullptr.
+const weights::Tensor* BoundConstant(const ir::MSCJoint& n, const weights::TensorMap& weights);
 
 /// `base`, or `base_1`, `base_2`, ... : the first not in `taken`, which is then added to it.
 std::string UniqueName(const std::string& base, std::set<std::string>& taken);

@@ -9,6 +9,7 @@
 
 #include <boost/filesystem.hpp>
 
+#include "generator/common/contains.h"
 #include "generator/common/error.h"
 #include "generator/emit/context.h"
 #include "generator/emit/generate.h"
@@ -37,10 +38,6 @@ void WriteText(const fs::path& p, const std::string& text) {
   out << text;
   out.close();
   if (!out) throw Error(p.string() + ": cannot write");
-}
-
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
 }
 
 /// A name as a JSON string for messages (invalid UTF-8 replaced, never a throw).
