@@ -77,6 +77,7 @@ struct Keys {
   Value graph = Value::Str("graph");
   Value nodes = Value::Str("nodes");
   Value optypes = Value::Str("optypes");
+  Value dtypes = Value::Str("dtypes");
   Value memory = Value::Str("memory");
   Value alignment = Value::Str("alignment");
   Value peak_bytes = Value::Str("peak_bytes");
@@ -383,11 +384,17 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
     for (const auto& f : *folded) folded_into[f.into].push_back(f.node);
   std::vector<std::string> optypes;
   std::unordered_set<std::string_view> optype_seen;
+  std::vector<std::string> dtypes;  // of every node output and weight, in first-use order
+  std::unordered_set<std::string_view> dtype_seen;
   nodes_.resize(n_nodes);
   for (size_t i = 0; i < n_nodes; ++i) {
     const ir::MSCJoint& n = graph.nodes[i];
     const OptypeInfo& info = optype_info.at(n.optype);
     if (optype_seen.insert(n.optype).second) optypes.push_back(n.optype);
+    for (const auto& t : n.outputs)
+      if (dtype_seen.insert(t.dtype).second) dtypes.push_back(t.dtype);
+    for (const auto& [role, w] : n.weights)
+      if (dtype_seen.insert(w.dtype).second) dtypes.push_back(w.dtype);
     ValueDict& d = nodes_[i].items;
     d.reserve(20);
     d.emplace_back(K.index, Value::Int(n.index));
@@ -497,6 +504,7 @@ Context::Context(const ir::MSCGraph& graph, const opdef::OpDefRegistry& opdefs,
   for (size_t t : weight_list) wl.push_back(tensors[t].value);
   graph_items_.emplace_back(K.weights, Value::List(std::move(wl)));
   graph_items_.emplace_back(K.optypes, StrList(optypes));
+  graph_items_.emplace_back(K.dtypes, StrList(dtypes));
   ValueList prims;
   for (size_t p = 0; p < graph.prims.size(); ++p) {
     const ir::MSCPrim& prim = graph.prims[p];

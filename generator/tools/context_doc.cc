@@ -145,6 +145,9 @@ const std::vector<FieldDoc>& GraphFieldDocs() {
       {"graph.nodes", "[N]", "every node in topological order (input nodes included), code filled"},
       {"graph.weights", "[T]", "distinct weight tensors in first-use order"},
       {"graph.optypes", "[str]", "distinct optypes in first-use order"},
+      {"graph.dtypes", "[str]",
+       "distinct dtypes of the node outputs and weights, in first-use order (a backend imports "
+       "what a dtype needs only when the graph has one: numpy's `ml_dtypes` for bfloat16)"},
       {"graph.prims", "[{index, name, ident, optype, parents, attrs}]",
        "MSC's symbolic-shape DAG (docs/mscgraph.md#prim; attrs are MSC strings, ident a Python / "
        "C++ identifier for the prim's value); [] for static graphs"},

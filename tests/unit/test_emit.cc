@@ -156,6 +156,51 @@ TEST_CASE("multi-output tensor identifiers never collide with node identifiers")
   CHECK(ctx["graph"]["nodes"][2]["ident"] == "t_0_1");
 }
 
+TEST_CASE("graph.dtypes: the distinct dtypes of node outputs and weights, in first-use order") {
+  msc::ir::MSCGraph g;
+  g.name = "main";
+  auto tensor = [](const std::string& name, const std::string& dtype) {
+    msc::ir::MSCTensor t;
+    t.name = name;
+    t.dtype = dtype;
+    t.shape = {2};
+    return t;
+  };
+  msc::ir::MSCJoint in;
+  in.name = "x";
+  in.optype = "input";
+  in.outputs = {tensor("x:0", "float32")};
+  msc::ir::MSCJoint cast;
+  cast.index = 1;
+  cast.name = "c";
+  cast.optype = "astype";
+  cast.parents = {"x"};
+  cast.inputs = {"x:0"};
+  cast.attrs = {{"dtype", "bfloat16"}};
+  cast.outputs = {tensor("c:0", "bfloat16")};
+  msc::ir::MSCJoint relu;
+  relu.index = 2;
+  relu.name = "r";
+  relu.optype = "nn.relu";
+  relu.parents = {"c"};
+  relu.inputs = {"c:0"};
+  relu.outputs = {tensor("r:0", "bfloat16")};
+  msc::ir::MSCJoint k;  // a weight of a third dtype, read by nothing the outputs name
+  k.index = 3;
+  k.name = "k";
+  k.optype = "constant";
+  k.outputs = {tensor("k:0", "int64")};
+  k.weights = {{"const", tensor("kw", "int64")}};
+  g.nodes = {in, cast, relu, k};
+  g.inputs = {"x:0"};
+  g.outputs = {"r:0", "k:0"};
+  g.BuildIndex();
+  auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
+  auto spec = msc::emit::LoadBackendSpec(std::string(MSC_SOURCE_DIR) + "/templates", "numpy");
+  Json ctx = msc::emit::BuildContext(g, opdefs, spec);
+  CHECK(ctx["graph"]["dtypes"] == Json::array({"float32", "bfloat16", "int64"}));
+}
+
 TEST_CASE("backend.yaml is read strictly, with file:line:col") {
   fs::path root = fs::temp_directory_path() / fs::unique_path("msc-spec-%%%%%%");
   fs::create_directories(root / "b");
