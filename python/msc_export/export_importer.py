@@ -44,7 +44,8 @@ import torch
 from torch import fx
 
 from . import relax_ir as R
-from .fx_importer import _INT64_MAX, ExportError, FXImporter, UnsupportedOpsError, _arg, torch_dtype_name
+from .fx_importer import (_INT64_MAX, ExportError, FXImporter, UnsupportedOpsError, _arg, _reduce_axes,
+                          torch_dtype_name)
 
 #: ATen ops kept whole by run_decompositions (they are MSC optypes; see the module docstring).
 PRESERVED_OPS = ("linear.default", "scaled_dot_product_attention.default", "silu.default",
@@ -165,7 +166,7 @@ class ExportedProgramImporter(FXImporter):
             "view.default": self._reshape, "_unsafe_view.default": self._reshape, "reshape.default": self._reshape,
             "permute.default": self._permute, "unsqueeze.default": self._unsqueeze,
             "squeeze.dims": self._squeeze, "squeeze.dim": self._squeeze, "squeeze.default": self._squeeze,
-            "expand.default": self._expand, "cat.default": self._aten_cat,
+            "expand.default": self._expand, "cat.default": self._cat,
             "split_with_sizes.default": self._split, "split.Tensor": self._split,
             "select.int": self._select, "slice.Tensor": self._slice,
             "index_select.default": self._index_select, "gather.default": self._gather,
@@ -344,18 +345,6 @@ class ExportedProgramImporter(FXImporter):
     def _constant_pad_nd(self, node: fx.Node) -> Any:
         return self._pad_impl(self._x(node), self._retrieve(node.args[1]), float(_arg(node, 2, "value", 0.0)))
 
-    def _aten_cat(self, node: fx.Node) -> Any:
-        """``cat``, without its empty inputs (a KV cache that starts empty, e.g. Hugging Face's
-        DynamicCache: ``cat([empty [1, h, 0, d], k], -2)`` is ``k``)."""
-        tensors = [self._retrieve(t) for t in node.args[0]]
-        kept = [t for t in tensors if not (isinstance(t, R.Expr) and 0 in t.sinfo.shape)]
-        if len(kept) == 1:
-            return kept[0]
-        if not kept:
-            raise ExportError("cat of empty tensors only")
-        axis = int(_arg(node, 1, "dim", 0))
-        return self.emit("relax.concat", [R.Tuple(kept)], axis=axis)
-
     def _slice(self, node: fx.Node) -> Any:
         """``slice(x, dim, start, end, step)``: clamped as torch does, one ``strided_slice``."""
         x = self._x(node)
@@ -412,12 +401,12 @@ class ExportedProgramImporter(FXImporter):
         """``amax`` / ``amin(x, dim=[], keepdim)``: ``max`` / ``min`` over ``dim`` (all when empty)."""
         def convert(node: fx.Node) -> Any:
             dim = self._retrieve(_arg(node, 1, "dim", []))
-            return self.emit(op, [self._x(node)], axis=[int(d) for d in dim] if dim else None,
+            return self.emit(op, [self._x(node)], axis=_reduce_axes(dim),
                              keepdims=bool(_arg(node, 2, "keepdim", False)))
         return convert
 
     def _mean_all(self, node: fx.Node) -> Any:
-        if node.kwargs.get("dtype") is not None:
+        if self._dtype_kwarg(node) is not None:
             raise ExportError("mean with dtype= is not supported")
         return self.emit("relax.mean", [self._x(node)], axis=None, keepdims=False)
 
@@ -478,7 +467,7 @@ class ExportedProgramImporter(FXImporter):
         """``any(x, dim?, keepdim)``: ``max`` of the bool tensor as int32, compared with 0."""
         x = self._x(node)
         dim = self._retrieve(_arg(node, 1, "dim"))
-        axes = None if dim is None else ([int(dim)] if isinstance(dim, int) else [int(d) for d in dim])
+        axes = _reduce_axes(dim)
         as_int = self.emit("relax.astype", [x], dtype="int32")
         top = self.emit("relax.max", [as_int], axis=axes, keepdims=bool(_arg(node, 2, "keepdim", False)))
         return self.emit("relax.greater", [top, R.const(0, "int32")])
@@ -510,7 +499,7 @@ class ExportedProgramImporter(FXImporter):
 
     def _to_copy(self, node: fx.Node) -> Any:
         x = self._x(node)
-        dtype = node.kwargs.get("dtype")
+        dtype = self._dtype_kwarg(node)
         return x if dtype is None or torch_dtype_name(dtype) == x.sinfo.dtype else self._astype(x, dtype)
 
     def _aten_full_like(self, node: fx.Node) -> Any:

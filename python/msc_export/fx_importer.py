@@ -157,6 +157,15 @@ def _arg(node: fx.Node, idx: int, name: str, default: Any = None) -> Any:
     return node.kwargs.get(name, default)
 
 
+def _reduce_axes(dim: Any) -> Optional[List[int]]:
+    """A reduction's ``dim`` (int, list, tuple or None) as relax's ``axis``: None (every axis) for
+    None and for an empty list, as torch reads ``x.sum(dim=[])`` and ATen's ``sum.dim_IntList(x, [])``
+    (what ``x.sum()`` decomposes to)."""
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        return None
+    return [int(dim)] if isinstance(dim, int) else [int(d) for d in dim]
+
+
 class FXImporter:
     """Translates a traced ``fx.GraphModule`` to a :class:`relax_ir.Function`."""
 
@@ -485,6 +494,11 @@ class FXImporter:
             return {k: self._retrieve(v) for k, v in a.items()}
         return a
 
+    def _dtype_kwarg(self, node: fx.Node) -> Any:
+        """``node``'s ``dtype=`` keyword: a torch.dtype or None, one computed at trace time
+        (``dtype=x.dtype``: a getattr node) resolved."""
+        return self._retrieve(node.kwargs.get("dtype"))
+
     def _x(self, node: fx.Node, idx: int = 0, name: str = "input") -> R.Expr:
         value = self._retrieve(_arg(node, idx, name))
         if not isinstance(value, R.Expr) or not isinstance(value.sinfo, R.TensorSI):
@@ -624,7 +638,7 @@ class FXImporter:
 
     def _softmax_node(self, node: fx.Node, op: str) -> Any:
         """``F.<op>(x, dim)`` / ``x.<op>(dim)`` (no ``dtype=``)."""
-        if node.kwargs.get("dtype") is not None:
+        if self._dtype_kwarg(node) is not None:
             raise ExportError(f"{op} with dtype= is not supported")
         return self._softmax_impl(self._x(node), _arg(node, 1, "dim"), op)
 
@@ -827,20 +841,28 @@ class FXImporter:
         return self.emit("relax.permute_dims", [x], axes=idx)
 
     def _cat(self, node: fx.Node) -> Any:
+        """``cat``, without its empty inputs: a KV cache that starts empty (Hugging Face's
+        DynamicCache: ``cat([empty [1, h, 0, d], k], -2)`` is ``k``) or torch's legacy 1-d
+        ``torch.tensor([])``, which cat skips whatever the other inputs' rank."""
         tensors = self._retrieve(_arg(node, 0, "tensors"))
         axis = int(_arg(node, 1, "dim", 0))
         for t in tensors:
             if not isinstance(t, R.Expr):
                 raise ExportError("cat of non-tensors is not supported")
-        return self.emit("relax.concat", [R.Tuple(list(tensors))], axis=axis)
+        kept = [t for t in tensors if 0 not in t.sinfo.shape]
+        if not kept:
+            raise ExportError("cat of empty tensors only")
+        if len(kept) == 1:
+            return kept[0]
+        return self.emit("relax.concat", [R.Tuple(kept)], axis=axis)
 
     def _mean(self, node: fx.Node) -> Any:
         x = self._x(node)
         dim = _arg(node, 1, "dim")
         keepdim = bool(_arg(node, 2, "keepdim", False))
-        if node.kwargs.get("dtype") is not None:
+        if self._dtype_kwarg(node) is not None:
             raise ExportError("mean with dtype= is not supported")
-        axis = None if dim is None else ([int(dim)] if isinstance(dim, int) else [int(d) for d in dim])
+        axis = _reduce_axes(dim)
         return self.emit("relax.mean", [x], axis=axis, keepdims=keepdim)
 
     def _squeeze(self, node: fx.Node) -> Any:
@@ -900,6 +922,12 @@ class FXImporter:
                 return getattr(torch, obj.sinfo.dtype)
             if name == "device":
                 return torch.device("cpu")
+            if name in ("T", "mT"):  # all dims reversed (x.permute(*reversed(range(ndim)))); the last two swapped
+                n = obj.sinfo.ndim
+                axes = list(range(n))[::-1] if name == "T" else list(range(n - 2)) + [n - 1, n - 2]
+                if name == "mT" and n < 2:
+                    raise ExportError(f"x.mT of a {n}-d tensor (it needs at least 2 dims)")
+                return self.emit("relax.permute_dims", [obj], axes=axes)
             raise ExportError(f"tensor attribute {name!r} is not supported")
         if isinstance(obj, tuple) and name in ("values", "indices"):  # torch.max(x, dim).values, sort, topk
             return obj[0 if name == "values" else 1]
@@ -936,9 +964,35 @@ class FXImporter:
         return self._index_tensor(x, index)
 
     def _index_tensor(self, x: R.Expr, index: PyTuple[Any, ...]) -> Any:
-        """``x[index]`` with ints, slices, ``None`` and ``...``: ``strided_slice`` then ``reshape``."""
+        """``x[index]`` with ints, slices, ``None`` and ``...``: ``strided_slice`` then ``reshape``;
+        one list of ints (``x[..., [-2], :]``, torch's advanced indexing on one dim: that dim keeps
+        its place with the listed entries) is a slice when the entries are consecutive, else
+        ``take`` along that dim of the result."""
         shape = self._shape(x)
         n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+        picks = [k for k, item in enumerate(index) if isinstance(item, (list, tuple))]
+        if picks:
+            if len(picks) > 1:
+                raise ExportError("indexing with several index lists is not supported")
+            k = picks[0]
+            dim = out_axis = 0
+            for item in index[:k]:
+                span = len(shape) - n_real if item is Ellipsis else (0 if item is None else 1)
+                dim += span
+                out_axis += 0 if isinstance(item, int) else (1 if item is None else span)
+            if dim >= len(shape):
+                raise ExportError(f"index list {index[k]!r} at dimension {dim} of a {len(shape)}-d tensor")
+            values = []
+            for v in index[k]:
+                if not isinstance(v, int) or isinstance(v, bool) or not -shape[dim] <= v < shape[dim]:
+                    raise ExportError(f"index list {index[k]!r}: {v!r} is not an int in range for dimension "
+                                      f"{dim} of size {shape[dim]}")
+                values.append(v + shape[dim] if v < 0 else v)
+            if values and values == list(range(values[0], values[0] + len(values))):
+                whole = index[:k] + (slice(values[0], values[0] + len(values)),) + index[k + 1:]
+                return self._index_tensor(x, whole)
+            kept = self._index_tensor(x, index[:k] + (slice(None),) + index[k + 1:])
+            return self.emit("relax.take", [kept, R.Constant(np.asarray(values, dtype=np.int64))], axis=out_axis)
         axes, begin, end, strides = [], [], [], []
         out_shape: List[Any] = []  # the torch result shape, built alongside
         i = 0
@@ -1008,7 +1062,9 @@ class FXImporter:
 
     def _astype(self, x: R.Expr, dtype: Any) -> Any:
         """``relax.astype``; emitted even when the dtype does not change (as v0.20's ``_to``)."""
-        name = torch_dtype_name(dtype) if isinstance(dtype, torch.dtype) else str(dtype)
+        if not isinstance(dtype, (torch.dtype, str)):
+            raise ExportError(f"a cast to {dtype!r} ({type(dtype).__name__}), not a dtype")
+        name = torch_dtype_name(dtype) if isinstance(dtype, torch.dtype) else dtype
         return self.emit("relax.astype", [x], dtype=name)
 
     def _astype_to(self, dtype: str) -> Callable[[fx.Node], Any]:
@@ -1019,7 +1075,7 @@ class FXImporter:
     def _to(self, node: fx.Node) -> Any:
         """``x.to(dtype)``, ``x.to(other)``, ``x.to(device)``, ``x.type(dtype)``: a cast or nothing."""
         x = self._x(node)
-        dtype = node.kwargs.get("dtype")
+        dtype = self._dtype_kwarg(node)
         for a in node.args[1:]:
             a = self._retrieve(a)
             if isinstance(a, torch.dtype):
@@ -1074,13 +1130,13 @@ class FXImporter:
         x = self._x(node)
         dim = self._retrieve(_arg(node, 1, "dim"))
         keepdim = bool(_arg(node, 2, "keepdim", False))
-        if node.kwargs.get("dtype") is not None:
+        if self._dtype_kwarg(node) is not None:
             raise ExportError("sum with dtype= is not supported")
-        axis = None if dim is None else ([int(dim)] if isinstance(dim, int) else [int(d) for d in dim])
+        axis = _reduce_axes(dim)
         return self.emit("relax.sum", [x], axis=axis, keepdims=keepdim)
 
     def _creation_dtype(self, node: fx.Node, default: str = "float32") -> str:
-        dtype = node.kwargs.get("dtype")
+        dtype = self._dtype_kwarg(node)
         return default if dtype is None else torch_dtype_name(dtype)
 
     def _size_args(self, node: fx.Node, start: int = 0) -> List[int]:
@@ -1422,7 +1478,7 @@ class FXImporter:
 
     def _prod(self, node: fx.Node) -> Any:
         """``prod(x, dim=None, keepdim=False)`` -> ``prod``."""
-        if node.kwargs.get("dtype") is not None:
+        if self._dtype_kwarg(node) is not None:
             raise ExportError("prod with dtype= is not supported")
         dim = _arg(node, 1, "dim")
         return self.emit("relax.prod", [self._x(node)], axis=None if dim is None else [int(dim)],
@@ -1465,7 +1521,7 @@ class FXImporter:
         p = self._retrieve(_arg(node, 1, "p", "fro"))
         axes = self._axes(_arg(node, 2, "dim"), x.sinfo.ndim)
         keep = bool(_arg(node, 3, "keepdim", False))
-        if node.kwargs.get("dtype") is not None:
+        if self._dtype_kwarg(node) is not None:
             raise ExportError("norm with dtype= is not supported")
         dt = x.sinfo.dtype
         p = 2.0 if p in ("fro", None) else p
@@ -1489,7 +1545,7 @@ class FXImporter:
     def _cumsum(self, node: fx.Node) -> Any:
         """``cumsum(x, dim, dtype=None)`` -> ``cumsum``."""
         x = self._x(node)
-        dtype = node.kwargs.get("dtype")
+        dtype = self._dtype_kwarg(node)
         return self.emit("relax.cumsum", [x], axis=int(_arg(node, 1, "dim")) % x.sinfo.ndim,
                          dtype=None if dtype is None else torch_dtype_name(dtype), exclusive=False)
 
@@ -1500,7 +1556,7 @@ class FXImporter:
         """``cumprod(x, dim)``: no MSC optype; ``concat`` of the running products of the
         ``strided_slice`` rows along ``dim`` (n - 1 multiplies; axes up to 64 long)."""
         x = self._x(node)
-        if node.kwargs.get("dtype") is not None:
+        if self._dtype_kwarg(node) is not None:
             raise ExportError("cumprod with dtype= is not supported")
         dim = int(_arg(node, 1, "dim")) % x.sinfo.ndim
         n = x.sinfo.shape[dim]
@@ -2068,7 +2124,7 @@ class FXImporter:
     def _creation_value(self, node: fx.Node, value: Any, shape: Sequence[int], default_dtype: str) -> R.Constant:
         if isinstance(value, R.Expr):
             raise ExportError("a fill value computed from tensors is not supported")
-        dtype = node.kwargs.get("dtype")
+        dtype = self._dtype_kwarg(node)
         dtype = default_dtype if dtype is None else torch_dtype_name(dtype)
         return R.Constant(np.full([int(s) for s in shape], value, dtype=np.dtype(dtype)))
 
@@ -2107,7 +2163,7 @@ class FXImporter:
         args = [self._retrieve(_arg(node, i, n)) for i, n in enumerate(("start", "end", "steps"))]
         if any(isinstance(a, R.Expr) for a in args):
             raise ExportError("linspace bounds computed from tensors are not supported")
-        dtype = node.kwargs.get("dtype") or torch.float32
+        dtype = self._dtype_kwarg(node) or torch.float32
         return R.Constant(torch.linspace(args[0], args[1], int(args[2]), dtype=dtype).numpy())
 
     def _tensor(self, node: fx.Node) -> Any:
@@ -2119,7 +2175,7 @@ class FXImporter:
             return isinstance(v, R.Expr) or (isinstance(v, (list, tuple)) and any(has_expr(i) for i in v))
         if has_expr(data):
             raise ExportError("torch.tensor of tensors is not supported")
-        dtype = node.kwargs.get("dtype")
+        dtype = self._dtype_kwarg(node)
         t = torch.tensor(data, dtype=dtype)
         return self._tensor_const(t)
 
@@ -2132,7 +2188,7 @@ class FXImporter:
         start, end, step = (0, args[0], 1) if len(args) == 1 else (args + [1])[:3]
         if any(isinstance(v, R.Expr) for v in (start, end, step)):
             raise ExportError("arange bounds computed from tensors are not supported")
-        dtype = node.kwargs.get("dtype")
+        dtype = self._dtype_kwarg(node)
         if dtype is None:
             dtype = torch.int64 if all(isinstance(v, int) for v in (start, end, step)) else torch.float32
         return R.Constant(torch.arange(start, end, step, dtype=dtype).numpy())
@@ -2193,7 +2249,30 @@ class FXImporter:
             mask = self.emit("relax.where", [mask, zero, ninf])
         if mask is not None and mask.sinfo.ndim < 4:  # torch broadcasts the mask; relax wants 4-d
             mask = self._reshape_to(mask, [1] * (4 - mask.sinfo.ndim) + list(mask.sinfo.shape))
+        gqa = bool(node.kwargs.get("enable_gqa", False))
+        k, v = self._sdpa_kv(q, k, "key", gqa), self._sdpa_kv(q, v, "value", gqa)
         return self._attention_core(q, k, v, mask, node.kwargs.get("scale"), causal)
+
+    def _sdpa_kv(self, q: R.Expr, t: R.Expr, name: str, enable_gqa: bool) -> R.Expr:
+        """The key or value ``t`` [B', N', S_kv, H] with the query's batch B and heads N, as
+        ``nn.attention`` takes them (one batch size and head count for q, k, v: relax's
+        InferStructInfoAttention). torch's SDPA broadcasts B' = 1 and N' = 1 over the query's, and
+        with ``enable_gqa`` lets N = g * N' query heads share each key / value head (query head n
+        reads head n // g: ``repeat_interleave``, the grouped-query attention of LLaMA 2 / Mistral);
+        both are ``repeat`` along that axis here. Raises ExportError for any other mismatch."""
+        qs, ts = self._shape(q), self._shape(t)
+        if len(qs) != 4 or len(ts) != 4:
+            return t
+        for axis, what in ((0, "batch size"), (1, "head count")):
+            if ts[axis] == qs[axis]:
+                continue
+            grouped = axis == 1 and enable_gqa and 0 < ts[axis] and qs[axis] % ts[axis] == 0
+            if ts[axis] != 1 and not grouped:
+                raise ExportError(f"scaled_dot_product_attention: the {name}'s {what} {ts[axis]} does not broadcast "
+                                  f"to the query's {qs[axis]}" + ("" if axis == 0 or enable_gqa else
+                                                                  " (grouped-query heads need enable_gqa=True)"))
+            t = self.emit("relax.repeat", [t], repeats=qs[axis] // ts[axis], axis=axis)
+        return t
 
     def _additive_mask(self, mask: R.Expr) -> R.Expr:
         """A bool mask (True = masked out) -> ``where(mask, -inf, 0.0)``; a float mask as is."""

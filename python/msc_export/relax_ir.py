@@ -296,6 +296,11 @@ def _reshape(args, attrs):
 def _concat(args, attrs):
     fields = [_tensor(f) for f in args[0].fields]
     axis = attrs["axis"] % fields[0].ndim
+    for f in fields[1:]:  # relax's InferStructInfoConcat: one rank and dtype, equal dims off the axis
+        if f.ndim != fields[0].ndim or f.dtype != fields[0].dtype or any(
+                a != b for d, (a, b) in enumerate(zip(f.shape, fields[0].shape)) if d != axis):
+            raise ValueError(f"concat: {f.dtype}{list(f.shape)} does not join {fields[0].dtype}"
+                             f"{list(fields[0].shape)} on axis {axis}")
     shape = list(fields[0].shape)
     shape[axis] = sum(f.shape[axis] for f in fields)
     return TensorSI(shape, fields[0].dtype)
@@ -448,6 +453,14 @@ def _attention(args, attrs):
             raise ValueError(f"nn.attention: the {name} must be 4-d [batch, seq, heads, head_dim]")
     if len(args) == 4 and _tensor(args[3]).ndim != 4:
         raise ValueError("nn.attention: the bias must be 4-d [batch, heads, seq_q, seq_kv]")
+    k = _tensor(args[1])
+    # relax's InferStructInfoAttention (src/relax/op/nn/attention.cc): one batch size and one head
+    # count for query, key and value, one key length for key and value, one head dim for query and key
+    for (a, i, b, j, what) in ((q, 0, k, 0, "batch size"), (q, 0, v, 0, "batch size"), (q, 2, k, 2, "head count"),
+                               (q, 2, v, 2, "head count"), (k, 1, v, 1, "key length"), (q, 3, k, 3, "head dim")):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(f"nn.attention: {what} differs: {list(a.shape)} vs {list(b.shape)} "
+                             "([batch, seq, heads, head_dim])")
     b, s, n, _ = q.shape
     return TensorSI((b, s, n, v.shape[3]), q.dtype)
 
@@ -510,6 +523,19 @@ def _tile(args, attrs):
     return TensorSI([a * b for a, b in zip(shape, reps)], x.dtype)
 
 
+def _repeat(args, attrs):
+    x = _tensor(args[0])
+    r = attrs["repeats"]
+    if attrs["axis"] is None:
+        n = 1
+        for d in x.shape:
+            n *= d
+        return TensorSI([n * r], x.dtype)
+    shape = list(x.shape)
+    shape[attrs["axis"] % x.ndim] *= r
+    return TensorSI(shape, x.dtype)
+
+
 def _topk(args, attrs):
     x = _tensor(args[0])
     shape = list(x.shape)
@@ -542,6 +568,7 @@ _register("relax.variance", [("axis", None), ("keepdims", False)], _reduce)
 _register("relax.cumsum", [("axis", None), ("dtype", None), ("exclusive", False)], _cumsum)
 _register("relax.flip", [("axis", None)], _same)
 _register("relax.tile", [("repeats", None)], _tile)
+_register("relax.repeat", [("repeats", None), ("axis", None)], _repeat)
 _register("relax.topk", [("k", 1), ("axis", -1), ("ret_type", "both"), ("largest", True), ("dtype", "int64")], _topk)
 _register("relax.nn.group_norm", [("num_groups", None), ("channel_axis", 1), ("axes", None), ("epsilon", 1e-5),
                                   ("center", True), ("scale", True)], _same)

@@ -293,6 +293,74 @@ def test_sdpa_bool_mask_marks_positions_that_attend(via):
     assert _counts(r)["msc.attention"] == 1
 
 
+class SharedKV(nn.Module):
+    """Attention whose key / value have fewer heads than the query: one (multi-query, Falcon) that
+    SDPA broadcasts, or N / 2 shared by pairs of query heads (enable_gqa, Mistral / LLaMA 2)."""
+
+    def __init__(self, gqa):
+        super().__init__()
+        self.gqa = gqa
+
+    def forward(self, q, k, v):
+        if self.gqa:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+@pytest.mark.parametrize("via", ["fx", "export"])
+@pytest.mark.parametrize("gqa", [False, True], ids=["multi_query", "grouped_query"])
+def test_sdpa_shared_key_value_heads(via, gqa):
+    """Regression: the key / value went into msc.attention with fewer heads than the query, which
+    msc.attention (and relax's nn.attention) does not take: the Vulkan runtime refused Falcon's
+    graph. They are repeated to the query's heads, in repeat_interleave's order for enable_gqa."""
+    torch.manual_seed(0)
+    kv_heads = 2 if gqa else 1
+    r = export_torch(SharedKV(gqa).eval(), [[1, 4, 5, 8], [1, kv_heads, 5, 8], [1, kv_heads, 5, 8]], via=via)
+    _check(r)
+    att = [n for n in r.graph.nodes if n.optype == "msc.attention"]
+    assert len(att) == 1 and _counts(r)["repeat"] == 2
+    shapes = {t.name: t.shape for n in r.graph.nodes for t in n.outputs}
+    assert [shapes[t][1] for t in att[0].inputs[:3]] == [4, 4, 4]
+
+
+def test_sdpa_heads_that_do_not_broadcast_are_an_error():
+    # torch.export refuses them itself; torch.fx traces without running the shapes
+    with pytest.raises(ExportError, match="head count 3 does not broadcast to the query's 4"):
+        export_torch(SharedKV(False).eval(), [[1, 4, 5, 8], [1, 3, 5, 8], [1, 3, 5, 8]], via="fx")
+
+
+class Indexing(nn.Module):
+    """x.T / x.mT, an index list (consecutive: a slice; not: a take), a cat with torch's legacy
+    empty 1-d tensor and a dtype= computed at trace time (Falcon's forward has each); x.sum()
+    (regression: the export path decomposes it to sum.dim_IntList(x, []), which reduces every
+    dim, and converted it as a sum over none)."""
+
+    def forward(self, x):
+        a = x[..., [-2], :] + x[:, [2, 0, 2]][:, :1, :]
+        b = torch.cat([torch.tensor([], dtype=x.dtype), x.T.reshape(-1)], 0)
+        c = torch.ones(3, dtype=x.dtype)
+        return a, b + b.sum(), c * x.sum(), x.mT * 2
+
+
+@pytest.mark.parametrize("via", ["fx", "export"])
+def test_index_lists_transposes_and_legacy_empty_cat(via):
+    r = export_torch(Indexing().eval(), [[2, 3, 4]], via=via)
+    _check(r)
+
+
+def test_relax_stand_in_checks_what_relax_checks():
+    """The builder's shape inference (python/msc_export/relax_ir.py) refuses what relax's
+    InferStructInfo refuses, so a bad conversion fails at export, not in a backend."""
+    from msc_export import relax_ir as R
+    a = R.Var("a", R.TensorSI((1, 5, 4, 8), "float32"))
+    k1 = R.Var("k", R.TensorSI((1, 5, 1, 8), "float32"))
+    with pytest.raises(ValueError, match="head count differs"):
+        R.make_call("relax.nn.attention", [a, k1, k1])
+    with pytest.raises(ValueError, match="does not join"):
+        R.make_call("relax.concat", [R.Tuple([R.Var("e", R.TensorSI((0,), "float32")), a])], axis=0)
+    assert R.make_call("relax.repeat", [k1], repeats=4, axis=2).sinfo.shape == (1, 5, 4, 8)
+
+
 def test_docs_name_every_core_aten_op_not_converted():
     """docs/torch-export.md gives the reason for every core ATen op the importer leaves out, and
     states the counts for this torch."""
