@@ -540,8 +540,13 @@ class FXImporter:
         return self._retrieve(node.args[0])
 
     def _unary(self, op: str) -> Callable[[fx.Node], Any]:
+        """``op`` of the input; a float-only relax op (relax_ir.FLOAT_UNARY) of an integer or bool
+        tensor computes in float32, as torch promotes one (``torch.log(int64 tensor)`` is float32)."""
         def convert(node: fx.Node) -> Any:
-            return self.emit(op, [self._x(node)])
+            x = self._x(node)
+            if op in R.FLOAT_UNARY and not x.sinfo.dtype.startswith(("float", "bfloat")):
+                x = self._astype(x, "float32")
+            return self.emit(op, [x])
         return convert
 
     def _binary(self, op: str, py_op: Callable[[Any, Any], Any]) -> Callable[[fx.Node], Any]:

@@ -207,6 +207,20 @@ def _same(args, attrs):
     return TensorSI(_tensor(args[0]).shape, _tensor(args[0]).dtype)
 
 
+#: The unary ops relax registers with require_float_dtype (src/relax/op/tensor/unary.cc: its
+#: InferTypeUnaryArith refuses an integer or bool input).
+FLOAT_UNARY = frozenset("relax." + op for op in (
+    "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "erf", "sin", "cos", "tan", "sinh", "cosh", "asin", "acos",
+    "atan", "asinh", "acosh", "atanh"))
+
+
+def _float_same(args, attrs):
+    x = _tensor(args[0])
+    if not x.dtype.startswith(("float", "bfloat")):
+        raise ValueError(f"the input must have a float dtype, not {x.dtype} (relax requires one)")
+    return _same(args, attrs)
+
+
 def _broadcast(args, attrs):
     a, b = _tensor(args[0]), _tensor(args[1])
     shape = np.broadcast_shapes(a.shape, b.shape)
@@ -384,7 +398,7 @@ _register("relax.nn.batch_norm", [("axis", 1), ("epsilon", 1e-5), ("center", Tru
 _register("relax.nn.layer_norm", [("axes", None), ("epsilon", 1e-5), ("center", True), ("scale", True)], _same)
 _register("relax.nn.softmax", [("axis", -1)], _same)
 for _u in ("relax.nn.relu", "relax.nn.gelu", "relax.nn.silu", "relax.sigmoid", "relax.tanh"):
-    _register(_u, [], _same)
+    _register(_u, [], _float_same if _u in FLOAT_UNARY else _same)
 _register("relax.clip", [], _same)
 for _b in ("relax.add", "relax.subtract", "relax.multiply", "relax.divide"):
     _register(_b, [], _broadcast)
@@ -475,7 +489,7 @@ _register("relax.logical_not", [], _logical_not)
 for _u in ("relax.nn.gelu_tanh", "relax.exp", "relax.sqrt", "relax.rsqrt", "relax.erf", "relax.negative",
            "relax.abs", "relax.log", "relax.sin", "relax.cos", "relax.tan", "relax.floor", "relax.ceil", "relax.sign",
            "relax.square", "relax.cosh", "relax.sinh", "relax.asin", "relax.acos", "relax.atan"):
-    _register(_u, [], _same)
+    _register(_u, [], _float_same if _u in FLOAT_UNARY else _same)
 _register("relax.where", [], _where)
 _register("relax.take", [("axis", None)], _take)
 _register("relax.gather_elements", [("axis", 0)],
@@ -552,7 +566,7 @@ def _resize2d(args, attrs):
 
 
 for _u in ("relax.acosh", "relax.asinh", "relax.atanh", "relax.round", "relax.bitwise_not"):
-    _register(_u, [], _same)
+    _register(_u, [], _float_same if _u in FLOAT_UNARY else _same)
 for _u in ("relax.isnan", "relax.isinf", "relax.isfinite"):
     _register(_u, [], _bool_same)
 for _b in ("relax.bitwise_and", "relax.bitwise_or", "relax.bitwise_xor", "relax.logical_xor", "relax.floor_mod",

@@ -348,6 +348,25 @@ def test_index_lists_transposes_and_legacy_empty_cat(via):
     _check(r)
 
 
+class IntegerLog(nn.Module):
+    """DeBERTa's relative-position buckets take the log of an integer tensor: torch computes it in
+    float32; relax's log (a float-only op) refuses an integer input."""
+
+    def forward(self, x):
+        return torch.log(x) + torch.sqrt(x) * torch.exp(-x)
+
+
+@pytest.mark.parametrize("via", ["fx", "export"])
+def test_float_only_ops_of_integer_tensors_compute_in_float32(via):
+    """Regression: the int64 input went straight into relax.log / sqrt / exp with an int64 output,
+    which apache-tvm's BlockBuilder refuses (hf_deberta_v2's relax project did not build)."""
+    x = np.arange(1, 11, dtype=np.int64).reshape(2, 5)
+    r = export_torch(IntegerLog().eval(), [[2, 5]], input_dtypes=["int64"], inputs=[x], via=via)
+    _check(r)
+    casts = [n for n in r.graph.nodes if n.optype == "astype"]
+    assert casts and all(n.outputs[0].dtype == "float32" for n in casts)
+
+
 def test_relax_stand_in_checks_what_relax_checks():
     """The builder's shape inference (python/msc_export/relax_ir.py) refuses what relax's
     InferStructInfo refuses, so a bad conversion fails at export, not in a backend."""
@@ -359,6 +378,8 @@ def test_relax_stand_in_checks_what_relax_checks():
     with pytest.raises(ValueError, match="does not join"):
         R.make_call("relax.concat", [R.Tuple([R.Var("e", R.TensorSI((0,), "float32")), a])], axis=0)
     assert R.make_call("relax.repeat", [k1], repeats=4, axis=2).sinfo.shape == (1, 5, 4, 8)
+    with pytest.raises(ValueError, match="float dtype, not int64"):
+        R.make_call("relax.log", [R.Var("i", R.TensorSI((3,), "int64"))])
 
 
 def test_docs_name_every_core_aten_op_not_converted():
