@@ -244,9 +244,10 @@ def export_onnx_and_import(name, model, shapes, inputs, out, codegen):
                      ["output_%d" % i for i in range(n_out)])
     src = out + "_onnx"
     report = export_onnx(name, opset_range("dynamo")[1], src, exporter="dynamo", spec=spec)
-    ort = report["ort_max_abs"]
-    if isinstance(ort, float) and ort > 1e-4:
-        raise RuntimeError("ONNX Runtime disagrees with torch on the export: max abs %.3g" % ort)
+    ort, peak = report["ort_max_abs"], max(report["peak"] + [1.0])
+    if isinstance(ort, float) and ort > 1e-4 * peak:  # the comparison's rtol, at the outputs' peak
+        raise RuntimeError("ONNX Runtime disagrees with torch on the export: max abs %.3g (outputs up to %.3g)" % (
+            ort, peak))
     imp = subprocess.run([codegen, "import", report["model"], "--out", out, "--force", "--golden-from",
                           os.path.join(src, "test_data_set_0")], capture_output=True, text=True, timeout=1200)
     if imp.returncode != 0:
