@@ -44,7 +44,7 @@ import torch
 from torch import fx
 
 from . import relax_ir as R
-from .fx_importer import (_INT64_MAX, ExportError, FXImporter, UnsupportedOpsError, _arg, _reduce_axes,
+from .fx_importer import (_INT64_MAX, ExportError, FXImporter, UnsupportedOpsError, _arg, _out_dtype, _reduce_axes,
                           torch_dtype_name)
 
 #: ATen ops kept whole by run_decompositions (they are MSC optypes; see the module docstring).
@@ -301,7 +301,7 @@ class ExportedProgramImporter(FXImporter):
         if x.sinfo.ndim == 3:
             conv = self.emit("relax.nn.conv1d", [x, w], strides=[int(stride[0])], padding=[int(padding[0])] * 2,
                              dilation=[int(dilation[0])], groups=int(groups), data_layout="NCW",
-                             kernel_layout="OIW", out_layout="NCW", out_dtype="float32")
+                             kernel_layout="OIW", out_layout="NCW", out_dtype=_out_dtype(x))
             if b is None:
                 return conv
             bias = R.make_call("relax.reshape", [b, R.ShapeExpr((1, b.sinfo.shape[0], 1))])

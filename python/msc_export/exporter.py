@@ -35,7 +35,7 @@ import torch
 from torch import fx, nn
 
 from . import passes
-from .fx_importer import ExportError, FXImporter
+from .fx_importer import ExportError, FXImporter, from_numpy, to_numpy
 from .graph_builder import build_graph
 from .mscgraph import MSCGraph, validate
 from .safetensors_np import save_file
@@ -210,22 +210,22 @@ def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequen
         torch.manual_seed(seed)
         tensors = []
         for shape, dt in info:
-            if dt.startswith("float"):
+            if dt.startswith(("float", "bfloat")):
                 tensors.append(torch.randn(shape, dtype=getattr(torch, dt)))
             elif dt == "bool":
                 tensors.append(torch.randint(0, 2, shape).to(torch.bool))
             else:
                 tensors.append(torch.randint(0, 10, shape, dtype=getattr(torch, dt)))
     else:
-        tensors = [torch.from_numpy(np.ascontiguousarray(x)) for x in inputs]
+        tensors = [from_numpy(np.ascontiguousarray(x)) for x in inputs]
     model.eval()
     with torch.no_grad(), _dense_transformer_encoders(model):
         outs = _flatten_outputs(model(*tensors))
     if len(outs) != len(graph.outputs):
         raise ExportError(f"the model returned {len(outs)} tensors, the graph has {len(graph.outputs)} outputs")
     in_names = [f"inp_{i}:0" for i in range(len(tensors))]
-    golden_in = {n: t.detach().numpy().copy() for n, t in zip(in_names, tensors) if n in graph.inputs}
-    golden_out = {n: o.detach().contiguous().numpy().copy() for n, o in zip(graph.outputs, outs)}
+    golden_in = {n: to_numpy(t) for n, t in zip(in_names, tensors) if n in graph.inputs}
+    golden_out = {n: to_numpy(o) for n, o in zip(graph.outputs, outs)}
     for name, arr in golden_out.items():
         t = graph.find_tensor(name)
         if len(arr.shape) != len(t.shape) or any(w not in (-1, g) for g, w in zip(arr.shape, t.shape)) \

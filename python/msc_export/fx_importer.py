@@ -114,9 +114,43 @@ class UnsupportedOpsError(ExportError):
 
 
 _TORCH_DTYPES = {
-    torch.float32: "float32", torch.float16: "float16", torch.float64: "float64",
+    torch.float32: "float32", torch.float16: "float16", torch.float64: "float64", torch.bfloat16: "bfloat16",
     torch.int64: "int64", torch.int32: "int32", torch.bool: "bool",
 }
+
+
+def _out_dtype(x: Any) -> str:
+    """The ``out_dtype`` of a conv / matmul of ``x``: TVM v0.20's from_fx writes "float32" (its
+    relax.op.linear(x, W, b, "float32")); a float16 / bfloat16 ``x`` keeps its dtype, as torch does."""
+    dtype = x.sinfo.dtype
+    return dtype if dtype in ("float16", "bfloat16") else "float32"
+
+
+def numpy_bfloat16() -> np.dtype:
+    """numpy's bfloat16 dtype, from ml_dtypes (JAX's dtypes for numpy; numpy has none). Raises
+    ExportError when ml_dtypes is not installed (a bfloat16 model needs it)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ExportError("a bfloat16 model needs the ml_dtypes package (numpy has no bfloat16): "
+                          "pip install ml_dtypes") from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A detached, contiguous CPU copy of ``t`` as a numpy array; a bfloat16 tensor as an
+    ml_dtypes bfloat16 array with the same bits (numpy_bfloat16)."""
+    t = t.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(numpy_bfloat16()).copy()
+    return t.numpy().copy()
+
+
+def from_numpy(a: np.ndarray) -> torch.Tensor:
+    """``torch.from_numpy``, which an ml_dtypes bfloat16 array (to_numpy) needs by its bits."""
+    if a.dtype.name == "bfloat16":
+        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
 
 
 _TENSOR_TYPE_NAMES = {"torch.FloatTensor": "float32", "torch.HalfTensor": "float16", "torch.DoubleTensor": "float64",
@@ -436,9 +470,9 @@ class FXImporter:
         inputs = [R.Var(f"inp_{i}", R.TensorSI(shape, dtype)) for i, (shape, dtype) in enumerate(input_info)]
         for _, param in gm.named_parameters():
             dtype = torch_dtype_name(param.dtype)
-            if dtype not in ("float32", "float16"):
+            if dtype not in ("float32", "float16", "bfloat16"):
                 raise ExportError(f"unsupported data type for model parameters: {dtype}")
-            self.params[id(param)] = R.Constant(param.detach().cpu().numpy())
+            self.params[id(param)] = R.Constant(to_numpy(param))
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         if len(placeholders) != len(inputs):
             raise ExportError(f"the model takes {len(placeholders)} inputs, {len(inputs)} input shapes given")
@@ -476,7 +510,7 @@ class FXImporter:
     @staticmethod
     def _tensor_const(t: torch.Tensor) -> R.Constant:
         torch_dtype_name(t.dtype)
-        return R.Constant(t.detach().cpu().numpy())
+        return R.Constant(to_numpy(t))
 
     def _param(self, t: Optional[torch.Tensor]) -> Optional[R.Constant]:
         if t is None:
@@ -662,7 +696,7 @@ class FXImporter:
             padding = 0
         conv = self.emit("relax.nn.conv2d", [x, weight], strides=_pair(strides), padding=_pad4(padding),
                          dilation=_pair(dilation), groups=int(groups), data_layout="NCHW",
-                         kernel_layout="OIHW", out_layout="NCHW", out_dtype="float32")
+                         kernel_layout="OIHW", out_layout="NCHW", out_dtype=_out_dtype(x))
         if bias is None:
             return conv
         b = R.make_call("relax.reshape", [bias, R.ShapeExpr((1, bias.sinfo.shape[0], 1, 1))])
@@ -691,7 +725,7 @@ class FXImporter:
     def _linear_impl(self, x, weight, bias) -> Any:
         # relax.op.linear(x, w, b, "float32"): matmul(x, permute_dims(w)) (+ b), one emit.
         wt = R.make_call("relax.permute_dims", [weight], axes=None)
-        mm = R.make_call("relax.matmul", [x, wt], out_dtype="float32")
+        mm = R.make_call("relax.matmul", [x, wt], out_dtype=_out_dtype(x))
         if bias is None:
             return self.bb.emit(mm)
         return self.bb.emit(R.make_call("relax.add", [mm, bias]))
@@ -707,7 +741,7 @@ class FXImporter:
 
     def _matmul(self, node: fx.Node) -> Any:
         a, b = self._x(node), self._x(node, 1, "other")
-        return self.emit("relax.matmul", [a, b], out_dtype="float32")
+        return self.emit("relax.matmul", [a, b], out_dtype=_out_dtype(a))
 
     def _batch_norm_module(self, node: fx.Node) -> Any:
         mod = self.named_modules[node.target]
@@ -1608,7 +1642,7 @@ class FXImporter:
         (p,) = _pair(padding, 1)
         conv = self.emit("relax.nn.conv1d", [x, weight], strides=_pair(strides, 1), padding=[p, p],
                          dilation=_pair(dilation, 1), groups=int(groups), data_layout="NCW", kernel_layout="OIW",
-                         out_layout="NCW", out_dtype="float32")
+                         out_layout="NCW", out_dtype=_out_dtype(x))
         if bias is None:
             return conv
         b = R.make_call("relax.reshape", [bias, R.ShapeExpr((1, bias.sinfo.shape[0], 1))])
@@ -1626,7 +1660,7 @@ class FXImporter:
         ``add`` of the bias reshaped to (1, -1, 1[, 1])."""
         pad = _pair(padding, dims)
         attrs = dict(strides=_pair(strides, dims), output_padding=_pair(output_padding, dims),
-                     dilation=_pair(dilation, dims), groups=int(groups), out_dtype="float32")
+                     dilation=_pair(dilation, dims), groups=int(groups), out_dtype=_out_dtype(x))
         if dims == 1:
             conv = self.emit("relax.nn.conv1d_transpose", [x, weight], padding=[pad[0], pad[0]], data_layout="NCW",
                              kernel_layout="IOW", out_layout="NCW", **attrs)
@@ -1664,7 +1698,7 @@ class FXImporter:
         a, b = (self._retrieve(node.args[i] if len(node.args) > i else
                                node.kwargs.get(f"mat{i}", node.kwargs.get(f"batch{i}"))) for i in (1, 2))
         beta, alpha = node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
-        mm = self.emit("relax.matmul", [a, b], out_dtype="float32")
+        mm = self.emit("relax.matmul", [a, b], out_dtype=_out_dtype(a))
         if alpha != 1:
             mm = self.emit("relax.multiply", [mm, R.const(alpha, mm.sinfo.dtype)])
         if beta == 0:
@@ -2324,7 +2358,7 @@ class FXImporter:
         s_kv = self._shape(key)[1]
 
         def const_rows(t: Optional[torch.Tensor], lo: int, hi: int) -> Optional[R.Constant]:
-            return None if t is None else R.Constant(t.detach().cpu().numpy()[lo:hi].copy())
+            return None if t is None else R.Constant(to_numpy(t)[lo:hi].copy())
 
         if mod._qkv_same_embed_dim and same_qk and same_kv:
             qkv = self._linear_impl(query, self._param(mod.in_proj_weight), self._param(mod.in_proj_bias))
@@ -2512,7 +2546,7 @@ class FXImporter:
         q, k, v = (self._index_tensor(qkv, (i,)) for i in range(3))
         q = self.emit("relax.multiply", [q, R.const((c // heads) ** -0.5, q.sinfo.dtype)])
         attn = self.emit("relax.matmul", [q, self.emit("relax.permute_dims", [k], axes=[0, 1, 3, 2])],
-                         out_dtype="float32")
+                         out_dtype=_out_dtype(q))
         attn = self.emit("relax.add", [attn, a["relative_position_bias"]])
         if sum(shift) > 0:
             mask = np.zeros((ph, pw), dtype=np.float32)
@@ -2530,7 +2564,7 @@ class FXImporter:
             attn = self.emit("relax.add", [attn, R.Constant(mask[None, :, None])])
             attn = self._reshape_to(attn, [-1, heads, n, n])
         attn = self.emit("relax.nn.softmax", [attn], axis=-1)
-        x = self.emit("relax.matmul", [attn, v], out_dtype="float32")
+        x = self.emit("relax.matmul", [attn, v], out_dtype=_out_dtype(attn))
         x = self.emit("relax.permute_dims", [x], axes=[0, 2, 1, 3])
         x = self._reshape_to(x, [bsz * nw, n, c])
         x = self._linear_impl(x, a["proj_weight"], a["proj_bias"])

@@ -148,6 +148,12 @@ class MSCGraph:
             f.write(self.to_json())
 
 
+def output_dtypes(graph: dict) -> Dict[str, str]:
+    """``{tensor name: dtype}`` of the graph outputs of an MSCGraph JSON object (graph.json)."""
+    outs = set(graph["outputs"])
+    return {t["name"]: t["dtype"] for n in graph["nodes"] for t in n["outputs"] if t["name"] in outs}
+
+
 def split_tensor_name(name: str):
     """``"<node>:<idx>"`` -> (node, idx), split on the LAST ':' (``StringUtils::SplitOnce``)."""
     pos = name.rfind(":")

@@ -21,8 +21,9 @@ Writer conventions, as the reference implementation's ``serialize`` does them:
 * the header is padded with spaces to a multiple of 8 bytes.
 
 0-d arrays stay 0-d (``shape: []``, one element of data), on write and on read. numpy has no
-bfloat16: a ``BF16`` tensor is read as float32 (exact: its 16 bits are float32's high half) and
-cannot be written.
+bfloat16: a ``BF16`` tensor is read as float32 (exact: its 16 bits are float32's high half); an
+ml_dtypes ``bfloat16`` array (the exporter's bfloat16 weights and golden data) is written as
+``BF16``.
 """
 
 from __future__ import annotations
@@ -54,11 +55,13 @@ _NUMPY_TO_DTYPE = {v.newbyteorder("<") if v.itemsize > 1 else v: k for k, v in D
 
 # Declaration order of the reference crate's ``Dtype`` enum; serialization sorts by it,
 # descending (so F64/I64/U64 come first, BOOL last).
-_DTYPE_RANK = ["BOOL", "U8", "I8", "I16", "U16", "F16", "I32", "U32", "F32", "F64", "I64", "U64"]
+_DTYPE_RANK = ["BOOL", "U8", "I8", "I16", "U16", "F16", "BF16", "I32", "U32", "F32", "F64", "I64", "U64"]
 
 
 def _dtype_name(arr: np.ndarray) -> str:
     dt = arr.dtype
+    if dt.name == "bfloat16":  # ml_dtypes' bfloat16 (numpy has none): written as BF16, bit for bit
+        return "BF16"
     if dt.itemsize > 1:
         dt = dt.newbyteorder("<")
     try:
@@ -88,7 +91,8 @@ def save_bytes(tensors: Mapping[str, np.ndarray], metadata: Optional[Mapping[str
     offset = 0
     for name in order:
         arr, dname = arrays[name]
-        data = np.ascontiguousarray(arr).astype(DTYPE_TO_NUMPY[dname], copy=False).tobytes(order="C")
+        data = np.ascontiguousarray(arr)
+        data = (data.view("<u2") if dname == "BF16" else data.astype(DTYPE_TO_NUMPY[dname], copy=False)).tobytes("C")
         header[name] = {"dtype": dname, "shape": [int(s) for s in arr.shape],
                         "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)

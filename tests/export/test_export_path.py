@@ -348,6 +348,43 @@ def test_index_lists_transposes_and_legacy_empty_cat(via):
     _check(r)
 
 
+class SmallBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.norm = nn.LayerNorm(16)
+        self.fc = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.fc(self.norm(self.conv(x).flatten(2)))
+
+
+@pytest.mark.parametrize("via", ["fx", "export"])
+def test_bfloat16_models_export(via, tmp_path):
+    """A bfloat16 model (today's default for LLM checkpoints) exports with bfloat16 tensors: the
+    convolution and linear keep their input's dtype (out_dtype, where TVM v0.20 wrote "float32"),
+    the weights and golden data are BF16 bit for bit (ml_dtypes' bfloat16 in numpy).
+    Regression: "unsupported torch dtype torch.bfloat16"."""
+    import json
+    import ml_dtypes
+    torch.manual_seed(0)
+    model = SmallBlock().eval().to(torch.bfloat16)
+    x = torch.randn(1, 3, 4, 4).to(torch.bfloat16)
+    r = export_torch(model, [[1, 3, 4, 4]], input_dtypes=["bfloat16"], inputs=[x.float().numpy().astype(ml_dtypes.bfloat16)],
+                     out_dir=str(tmp_path / "out"), via=via)
+    graph = json.loads((tmp_path / "out" / "graph.json").read_text())
+    dtypes = {t["dtype"] for n in graph["nodes"] for t in n["outputs"]}
+    assert dtypes == {"bfloat16"}, dtypes
+    assert {n["attrs"].get("out_dtype") for n in graph["nodes"] if "out_dtype" in n["attrs"]} == {"bfloat16"}
+    with torch.no_grad():
+        want = model(x).view(torch.int16).numpy()
+    (got,) = r.outputs.values()
+    assert got.dtype.name == "bfloat16" and np.array_equal(got.view(np.int16), want)
+    blob = (tmp_path / "out" / "weights.safetensors").read_bytes()
+    header = json.loads(blob[8:8 + int.from_bytes(blob[:8], "little")])
+    assert {v["dtype"] for k, v in header.items() if k != "__metadata__"} == {"BF16"}
+
+
 class IntegerLog(nn.Module):
     """DeBERTa's relative-position buckets take the log of an integer tensor: torch computes it in
     float32; relax's log (a float-only op) refuses an integer input."""

@@ -160,9 +160,8 @@ def tolerance(backend):
 
 def bfloat16_outputs(graph, prefix=""):
     """The names (with `prefix`) of the MSCGraph `graph`'s outputs of dtype bfloat16."""
-    outs = set(graph["outputs"])
-    return {prefix + t["name"] for n in graph["nodes"] for t in n["outputs"]
-            if t["name"] in outs and t["dtype"] == "bfloat16"}
+    from msc_export.mscgraph import output_dtypes
+    return {prefix + name for name, dtype in output_dtypes(graph).items() if dtype == "bfloat16"}
 
 
 def check_outputs(got, expected, names, atol, rtol, bfloat16=()):

@@ -447,9 +447,9 @@ def _run(f, args):
         if a.dtype != p.struct_info.dtype:
             raise ValueError("input %r: dtype %s, expected %s" % (p.name_hint, a.dtype, p.struct_info.dtype))
         _match_shape(p.struct_info, a.shape, env, "input %r" % p.name_hint)
-        values[id(p)] = torch.from_numpy(a.numpy())
+        values[id(p)] = I.torch_of(a.numpy())
     for p, a in f.bound.items():
-        values[id(p)] = torch.from_numpy(a.numpy())
+        values[id(p)] = I.torch_of(a.numpy())
 
     def lookup(e):
         if isinstance(e, I.RelaxVar):
@@ -481,7 +481,7 @@ def _run(f, args):
     def pack(v):
         if isinstance(v, tuple):
             return [pack(x) for x in v]
-        return I.NDArray(v.numpy())
+        return I.NDArray(I.numpy_of(v))
     return pack(evaluate(f.output))
 
 

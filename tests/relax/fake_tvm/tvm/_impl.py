@@ -379,9 +379,12 @@ def const(*args, **kwargs):
         raise ValueError("relax.const: value has to be scalar or NDArray")
     if not dtype:
         dtype = {np.dtype("int64"): "int32", np.dtype("float64"): "float32"}.get(value.dtype)
+    if dtype == "bfloat16" and value.dtype.name != "bfloat16":
+        import ml_dtypes  # numpy has no bfloat16 (nor TVM without it)
+        dtype = ml_dtypes.bfloat16
     if dtype is not None:
         value = value.astype(dtype)
-    return Constant(torch.from_numpy(np.array(value)))
+    return Constant(torch_of(np.array(value)))
 
 
 class PrimStructInfo(StructInfo):
@@ -428,6 +431,22 @@ def _tuple(fields):
 
 _TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16, "int64": torch.int64,
                  "int32": torch.int32, "int16": torch.int16, "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
+
+
+def torch_of(a):
+    """torch tensor of the numpy array `a`; an ml_dtypes bfloat16 array (what TVM takes and gives
+    for a bfloat16 tensor) by its bits."""
+    if a.dtype.name == "bfloat16":
+        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def numpy_of(t):
+    """numpy array of the torch tensor `t`; bfloat16 as an ml_dtypes bfloat16 array, as TVM gives it."""
+    if t.dtype == torch.bfloat16:
+        import ml_dtypes
+        return t.contiguous().view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()
 
 
 def dtype_name(t):
