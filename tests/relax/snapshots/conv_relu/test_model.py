@@ -10,7 +10,7 @@ then relax.build, tvm.compile in later TVM) -> relax.VirtualMachine(ex, tvm.cpu(
 Prints per-output max abs / max rel error and fails when any element breaks
 |got - expected| <= atol + rtol * |expected| (numpy.allclose's rule; NaN only matches NaN);
 integer and bool outputs must be equal. Tolerances: ATOL/RTOL, HALF_ATOL/HALF_RTOL for float16
-outputs, or --atol/--rtol for every output.
+outputs, BF16_ATOL/BF16_RTOL for bfloat16 ones, or --atol/--rtol for every output.
 Golden inputs and outputs must have the graph's dtypes and shapes (any size for a dynamic dim).
 Run as `python3 test_model.py [--atol A] [--rtol R] [--weights FILE] [--golden DIR]` (exit status 1
 on failure, 2 with "error: <message>" on stderr when a weights or golden file cannot be used:
@@ -32,12 +32,27 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from model import FUNC_NAME, INPUTS, OUTPUTS, LoadError, compile_module, load_model, load_safetensors, save_safetensors, to_tensor  # noqa: E402
 
+# Golden-check tolerances by MSC output dtype (|got - expected| <= atol + rtol * |expected|):
+# ATOL / RTOL for float32 and wider; HALF_* for float16 (a backend may compute half ops in half
+# precision where the reference rounded float32 math to half once: a few float16 ulps, 2^-10 =
+# 9.8e-4 at 1.0); BF16_* for bfloat16 (8 significand bits: rtol torch.testing.assert_close's
+# bfloat16 default, about two ulps, 2^-7 = 7.8e-3 at 1.0; atol for an output near 0 that sums
+# terms of magnitude ~1, each rounded to bfloat16 in another order than the reference rounds them).
+# --atol / --rtol replace them for every output.
 ATOL = 1e-5
 RTOL = 1e-5
-# float16 outputs: TVM computes half ops in half precision (the PyTorch reference may round float32
-# math to half once), so they may differ by a few ulps of float16 (2^-10 = 9.8e-4 at 1.0).
 HALF_ATOL = 1e-3
 HALF_RTOL = 2e-3
+BF16_ATOL = 1e-2
+BF16_RTOL = 1.6e-2
+
+
+def tolerance(dtype, atol=None, rtol=None):
+    """(atol, rtol) for an output of MSC dtype `dtype`: the given ones, else that dtype's defaults."""
+    default = {"float16": (HALF_ATOL, HALF_RTOL), "bfloat16": (BF16_ATOL, BF16_RTOL)}.get(str(dtype), (ATOL, RTOL))
+    return (default[0] if atol is None else atol, default[1] if rtol is None else rtol)
+
+
 TARGET = "llvm"
 GOLDEN = os.path.join(HERE, "golden")
 # (shape, MSC dtype) the golden files must hold for each input / output, by tensor name (-1: a
@@ -92,7 +107,9 @@ def build_vm(target=TARGET, weights=None):
 def _flatten(value):
     """VM results -> list of numpy arrays (a tensor, or a nested tuple of them)."""
     if hasattr(value, "numpy"):
-        return [value.numpy()]
+        array = value.numpy()
+        # an ml_dtypes bfloat16 result widened to float32 (exact), as load_safetensors reads a BF16 golden tensor
+        return [array.astype(np.float32) if array.dtype.name == "bfloat16" else array]
     arrays = []
     for field in value:
         arrays.extend(_flatten(field))
@@ -101,14 +118,7 @@ def _flatten(value):
 
 def run_model(vm, arrays):
     """Runs FUNC_NAME on numpy inputs (in INPUTS order); returns the outputs as numpy arrays."""
-    return _flatten(vm[FUNC_NAME](*[to_tensor(a) for a in arrays]))
-
-
-def tolerance(dtype, atol=None, rtol=None):
-    """(atol, rtol) for an output of `dtype`: the given ones, else HALF_* for float16, else ATOL/RTOL."""
-    half = str(dtype) == "float16"
-    return (atol if atol is not None else (HALF_ATOL if half else ATOL),
-            rtol if rtol is not None else (HALF_RTOL if half else RTOL))
+    return _flatten(vm[FUNC_NAME](*[to_tensor(a, dtype=INPUT_SPECS[name][1]) for (name, _), a in zip(INPUTS, arrays)]))
 
 
 def save_outputs(path, weights=None, golden=GOLDEN):
@@ -132,7 +142,7 @@ def run_golden(atol=None, rtol=None, weights=None, golden=GOLDEN):
         return ["the model returned %d outputs, the graph has %d" % (len(got), len(OUTPUTS))]
     failures = []
     for (name, alias), value in zip(OUTPUTS, got):
-        ok, message = compare(alias or name, value, expected[name], *tolerance(expected[name].dtype, atol, rtol))
+        ok, message = compare(alias or name, value, expected[name], *tolerance(OUTPUT_SPECS[name][1], atol, rtol))
         print(message)
         if not ok:
             failures.append(message)
@@ -146,8 +156,8 @@ def test_golden():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--atol", type=float, default=None, help="for every output (default: %g, float16 %g)" % (ATOL, HALF_ATOL))
-    parser.add_argument("--rtol", type=float, default=None, help="for every output (default: %g, float16 %g)" % (RTOL, HALF_RTOL))
+    parser.add_argument("--atol", type=float, default=None, help="for every output (default: %g, float16 %g, bfloat16 %g)" % (ATOL, HALF_ATOL, BF16_ATOL))
+    parser.add_argument("--rtol", type=float, default=None, help="for every output (default: %g, float16 %g, bfloat16 %g)" % (RTOL, HALF_RTOL, BF16_RTOL))
     parser.add_argument("--weights", default=None, help="weights file (default: weights.safetensors next to model.py)")
     parser.add_argument("--golden", default=GOLDEN, help="golden folder with inputs.safetensors, outputs.safetensors (default: %(default)s)")
     parser.add_argument("--save-outputs", metavar="FILE", help="write the outputs on the golden inputs to FILE (safetensors) instead of checking them")

@@ -75,10 +75,19 @@ WEIGHTS = [
 ]
 
 
-def to_tensor(array, device=None):
+def to_tensor(array, device=None, dtype=None):
     """numpy array -> TVM tensor on `device` (CPU by default): tvm.nd.array in TVM v0.20,
-    tvm.runtime.tensor since v0.22 (where tvm.nd is gone, apache/tvm#18275)."""
+    tvm.runtime.tensor since v0.22 (where tvm.nd is gone, apache/tvm#18275). With dtype
+    "bfloat16", a float array (load_safetensors widens BF16 to float32) becomes ml_dtypes'
+    bfloat16 first, the numpy dtype TVM takes for a bfloat16 tensor (numpy has none)."""
     device = tvm.cpu(0) if device is None else device
+    if dtype == "bfloat16" and array.dtype.name != "bfloat16":
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise LoadError("a bfloat16 tensor needs the ml_dtypes package (numpy has no bfloat16): "
+                            "pip install ml_dtypes") from None
+        array = np.asarray(array, dtype=np.float32).astype(ml_dtypes.bfloat16)
     nd = getattr(tvm, "nd", None)
     if nd is not None and hasattr(nd, "array"):
         return nd.array(array, device)
@@ -337,9 +346,10 @@ def bind_weights(mod, path=os.path.join(HERE, "weights.safetensors")):
     bindings = {}
     for var, (key, shape, dtype) in zip(params, WEIGHTS):
         array = arrays[key]  # present, with the graph's shape and dtype (checked by load_safetensors)
-        if list(array.shape) != shape or str(array.dtype) != dtype:  # a BF16 weight, read as float32
+        widened = dtype == "bfloat16" and array.dtype == np.float32  # a BF16 weight, read as float32
+        if list(array.shape) != shape or (str(array.dtype) != dtype and not widened):
             raise LoadError("%s: tensor %r is %s %s, the graph says %s %s" % (path, key, array.dtype, list(array.shape), dtype, shape))
-        bindings[var] = to_tensor(array)
+        bindings[var] = to_tensor(array, dtype=dtype)
     return relax.transform.BindParams(FUNC_NAME, bindings)(mod)
 
 
