@@ -17,6 +17,7 @@
 #include "generator/emit/writer.h"
 #include "generator/ir/graph.h"
 #include "generator/opdef/opdef.h"
+#include "tests/unit/test_graph.h"
 
 namespace fs = boost::filesystem;
 using msc::emit::Json;
@@ -157,48 +158,21 @@ TEST_CASE("multi-output tensor identifiers never collide with node identifiers")
 }
 
 TEST_CASE("graph.dtypes: the distinct dtypes of node outputs and weights, in first-use order") {
-  msc::ir::MSCGraph g;
-  g.name = "main";
-  auto tensor = [](const std::string& name, const std::string& dtype) {
-    msc::ir::MSCTensor t;
-    t.name = name;
-    t.dtype = dtype;
-    t.shape = {2};
-    return t;
-  };
-  msc::ir::MSCJoint in;
-  in.name = "x";
-  in.optype = "input";
-  in.outputs = {tensor("x:0", "float32")};
-  msc::ir::MSCJoint cast;
-  cast.index = 1;
-  cast.name = "c";
-  cast.optype = "astype";
-  cast.parents = {"x"};
-  cast.inputs = {"x:0"};
-  cast.attrs = {{"dtype", "bfloat16"}};
-  cast.outputs = {tensor("c:0", "bfloat16")};
-  msc::ir::MSCJoint relu;
-  relu.index = 2;
-  relu.name = "r";
-  relu.optype = "nn.relu";
-  relu.parents = {"c"};
-  relu.inputs = {"c:0"};
-  relu.outputs = {tensor("r:0", "bfloat16")};
-  msc::ir::MSCJoint k;  // a weight of a third dtype, read by nothing the outputs name
-  k.index = 3;
-  k.name = "k";
-  k.optype = "constant";
-  k.outputs = {tensor("k:0", "int64")};
-  k.weights = {{"const", tensor("kw", "int64")}};
-  g.nodes = {in, cast, relu, k};
-  g.inputs = {"x:0"};
-  g.outputs = {"r:0", "k:0"};
-  g.BuildIndex();
+  using msc::test::N;
+  msc::ir::MSCGraph g =
+      msc::test::Build({{"x", "input", {}, {2}},
+                        {"c", "astype", {"x"}, {2}, "bfloat16", {{"dtype", "bfloat16"}}},
+                        {"r", "nn.relu", {"c"}, {2}, "bfloat16"},
+                        {"k", "constant", {}, {2}, "int64"}},
+                       {"r", "k"});
+  msc::ir::MSCTensor w = g.nodes[3].outputs[0];  // a weight of a dtype no output has
+  w.name = "kw";
+  w.dtype = "float16";
+  g.nodes[3].weights = {{"const", w}};
   auto opdefs = msc::opdef::OpDefRegistry::LoadDir(std::string(MSC_SOURCE_DIR) + "/opdefs");
   auto spec = msc::emit::LoadBackendSpec(std::string(MSC_SOURCE_DIR) + "/templates", "numpy");
   Json ctx = msc::emit::BuildContext(g, opdefs, spec);
-  CHECK(ctx["graph"]["dtypes"] == Json::array({"float32", "bfloat16", "int64"}));
+  CHECK(ctx["graph"]["dtypes"] == Json::array({"float32", "bfloat16", "int64", "float16"}));
 }
 
 TEST_CASE("backend.yaml is read strictly, with file:line:col") {
