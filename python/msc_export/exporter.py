@@ -217,7 +217,7 @@ def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequen
             else:
                 tensors.append(torch.randint(0, 10, shape, dtype=getattr(torch, dt)))
     else:
-        tensors = [from_numpy(np.ascontiguousarray(x)) for x in inputs]
+        tensors = [from_numpy(np.asarray(x, order="C")) for x in inputs]  # asarray keeps 0-d arrays 0-d
     model.eval()
     with torch.no_grad(), _dense_transformer_encoders(model):
         outs = _flatten_outputs(model(*tensors))

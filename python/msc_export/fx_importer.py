@@ -149,7 +149,7 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
 def from_numpy(a: np.ndarray) -> torch.Tensor:
     """``torch.from_numpy``, which an ml_dtypes bfloat16 array (to_numpy) needs by its bits."""
     if a.dtype.name == "bfloat16":
-        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(np.asarray(a, order="C").view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)
 
 

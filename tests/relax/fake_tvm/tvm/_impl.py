@@ -437,7 +437,7 @@ def torch_of(a):
     """torch tensor of the numpy array `a`; an ml_dtypes bfloat16 array (what TVM takes and gives
     for a bfloat16 tensor) by its bits."""
     if a.dtype.name == "bfloat16":
-        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(np.asarray(a, order="C").view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)
 
 
