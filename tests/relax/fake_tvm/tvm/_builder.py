@@ -1,7 +1,4 @@
 """Fake relax.BlockBuilder / IRModule / transforms / VM (see _impl.py for what is and is not real)."""
-import numpy as np
-import torch
-
 from . import _impl as I
 
 
