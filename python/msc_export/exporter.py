@@ -38,6 +38,7 @@ from . import passes
 from .fx_importer import ExportError, FXImporter, from_numpy, to_numpy
 from .graph_builder import build_graph
 from .mscgraph import MSCGraph, validate
+from .relax_ir import is_float
 from .safetensors_np import save_file
 
 __all__ = ["ExportResult", "translate_torch", "translate_exported_program", "import_pt2", "golden_data",
@@ -210,7 +211,7 @@ def golden_data(model: nn.Module, graph: MSCGraph, input_shapes: Sequence[Sequen
         torch.manual_seed(seed)
         tensors = []
         for shape, dt in info:
-            if dt.startswith(("float", "bfloat")):
+            if is_float(dt):
                 tensors.append(torch.randn(shape, dtype=getattr(torch, dt)))
             elif dt == "bool":
                 tensors.append(torch.randint(0, 2, shape).to(torch.bool))

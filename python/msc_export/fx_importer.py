@@ -578,7 +578,7 @@ class FXImporter:
         tensor computes in float32, as torch promotes one (``torch.log(int64 tensor)`` is float32)."""
         def convert(node: fx.Node) -> Any:
             x = self._x(node)
-            if op in R.FLOAT_UNARY and not x.sinfo.dtype.startswith(("float", "bfloat")):
+            if op in R.FLOAT_UNARY and not R.is_float(x.sinfo.dtype):
                 x = self._astype(x, "float32")
             return self.emit(op, [x])
         return convert

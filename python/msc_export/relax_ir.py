@@ -214,9 +214,14 @@ FLOAT_UNARY = frozenset("relax." + op for op in (
     "atan", "asinh", "acosh", "atanh"))
 
 
+def is_float(dtype: str) -> bool:
+    """Whether the dtype name ``dtype`` is a floating-point one (float16/32/64, bfloat16)."""
+    return dtype.startswith(("float", "bfloat"))
+
+
 def _float_same(args, attrs):
     x = _tensor(args[0])
-    if not x.dtype.startswith(("float", "bfloat")):
+    if not is_float(x.dtype):
         raise ValueError(f"the input must have a float dtype, not {x.dtype} (relax requires one)")
     return _same(args, attrs)
 
